@@ -1,0 +1,59 @@
+# `make demo` and `make test` do all the set-up on a fresh machine: they create .venv and install into it.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_DATA := .agrag/demo
+EXAMPLES := examples/acme_notes
+
+# agrag runs offline and sends no telemetry; Prefect's local server needs time to start on a small machine.
+export HAYSTACK_TELEMETRY_ENABLED := False
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export DO_NOT_TRACK := 1
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
+
+# The strict editable install links each file into build/; a new or renamed file needs a relink.
+SOURCES := $(shell find components pipelines flows service conf -name '*.py' -o -name '*.yaml' 2>/dev/null)
+
+.PHONY: install demo test lint typecheck bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.deps: pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/pip install --quiet --upgrade pip
+	# The CPU build of torch; a plain `torch` requirement would pull a 5 GB CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet setuptools==84.2.1
+	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=strict
+	touch $@
+
+$(VENV)/.linked: $(VENV)/.deps $(SOURCES)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e . --config-settings editable_mode=strict
+	touch $@
+
+install: $(VENV)/.linked
+
+demo: install
+	AGRAG_DATA_DIR=$(DEMO_DATA) PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag ingest $(EXAMPLES)
+	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Who wrote the Orion Planner?"
+	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "What caused the replanning storm in Lyon?" recipe.limit=5
+	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Who owns the Atlas Controller?" recipe.limit=5 --trace
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# mypy reads the installed link tree, where the folders are the agrag.* packages.
+typecheck: install
+	$(BIN)/mypy -p agrag.components -p agrag.pipelines -p agrag.flows -p agrag.service
+
+test: lint typecheck
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python bench/bench_ingest_search.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .agrag .mypy_cache .pytest_cache .ruff_cache

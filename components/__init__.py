@@ -1,0 +1,1 @@
+"""Haystack components and store adapters: one public class per module, grouped by role."""

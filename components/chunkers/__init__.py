@@ -1,0 +1,1 @@
+"""Chunkers: cut document versions into passages that know their span and heading path."""

@@ -1,0 +1,1 @@
+"""Cutters: the last step of a recipe, keeping the top results."""

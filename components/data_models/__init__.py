@@ -1,0 +1,1 @@
+"""Frozen data types that cross module boundaries: documents, chunks, entities, relations, results."""

@@ -1,0 +1,47 @@
+"""``Chunk``: a passage of one document version, with where it sits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+def chunk_id_for(document_id: str, version: str, order: int) -> str:
+    """Return the id of the ``order``-th chunk of one document version; it names the version, so it never moves."""
+    return f"{document_id}.{version}.{order}"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage of source text.
+
+    ``text`` is exactly ``version_text[start:end]`` of its document version, so every chunk can be traced back to
+    the characters it came from.
+
+    Attributes:
+        id: ``<document id>.<version>.<order>``.
+        document_id: Id of the document.
+        document_version: Version of the document the span refers to.
+        text: The passage.
+        heading_path: Headings above the passage, outermost first (the document title first for Markdown).
+        order: Position of the chunk in its document version, from 0.
+        start: Start offset (characters) in the version's text.
+        end: End offset (exclusive).
+        parent_id: Id of the chunk of the enclosing section, if any.
+        title: Title of the document, carried so results can be shown without another lookup.
+    """
+
+    id: str
+    document_id: str
+    document_version: str
+    text: str
+    heading_path: tuple[str, ...]
+    order: int
+    start: int
+    end: int
+    parent_id: str | None = None
+    title: str = ""
+
+    @property
+    def heading(self) -> str:
+        """The heading path joined with `` > ``."""
+        return " > ".join(self.heading_path)

@@ -1,0 +1,40 @@
+"""``Entity``: a named thing the graph knows about."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+def normalize_name(name: str) -> str:
+    """Return the key under which two spellings of one name merge (case, accents, punctuation, articles)."""
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").casefold()
+    folded = _NON_WORD.sub(" ", folded).strip()
+    return _LEADING_ARTICLE.sub("", folded)
+
+
+def entity_id_for(name: str) -> str:
+    """Return the id of the entity with this name: names that normalize alike share an id."""
+    return "e" + hashlib.sha256(normalize_name(name).encode("utf-8")).hexdigest()[:15]
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A named thing: a person, a component, an acronym.
+
+    Attributes:
+        id: Derived from the normalized name (see ``entity_id_for``).
+        name: The name as first seen.
+        label: Type of the entity (``Name``, ``Acronym``, or an ontology label).
+        description: What the sources say about it (for the lexical extractor, the first sentence naming it).
+    """
+
+    id: str
+    name: str
+    label: str
+    description: str = ""

@@ -1,0 +1,26 @@
+"""``Extraction``: what an extractor found in one chunk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.relation import Relation
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """An entity named in a chunk, ``count`` times."""
+
+    chunk_id: str
+    entity_id: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Entities, mentions and relations found in a batch of chunks, before merging."""
+
+    entities: tuple[Entity, ...]
+    mentions: tuple[Mention, ...]
+    relations: tuple[Relation, ...]

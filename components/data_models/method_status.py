@@ -1,0 +1,24 @@
+"""``MethodStatus``: how one search method went, for the trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class MethodStatus:
+    """Outcome of one method in one search.
+
+    Attributes:
+        method: The method name.
+        ok: False if the method failed; its results are then empty and ``error`` says why.
+        count: Number of results it returned.
+        elapsed_ms: Wall time of the method.
+        error: ``Type: message`` of the failure, if any.
+    """
+
+    method: str
+    ok: bool
+    count: int
+    elapsed_ms: float
+    error: str = ""

@@ -1,0 +1,38 @@
+"""``SearchResult``: one ranked item of a search, with the method that found it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.relation import Relation
+
+SearchItem = Entity | Chunk | Relation
+
+
+def item_key(item: SearchItem) -> tuple[str, str]:
+    """Return the identity of an item across methods: its type and its id."""
+    return type(item).__name__, item.id
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One item of a ranked result list.
+
+    Attributes:
+        item: The entity, chunk or relation found.
+        score: The score of the step that ranked it last (a similarity, then an RRF score after fusion).
+        method: The method that found it (after fusion: the one that ranked it best).
+        methods: Every method that found it, best first.
+    """
+
+    item: SearchItem
+    score: float
+    method: str
+    methods: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Identity of the item (type name, id)."""
+        return item_key(self.item)

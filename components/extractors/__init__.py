@@ -1,0 +1,1 @@
+"""Extractors: entities and relations from chunks."""

@@ -1,0 +1,161 @@
+"""``LexicalEntityExtractor``: finds entities and relations offline, with no model and no LLM."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from haystack import component
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.entity import Entity, entity_id_for
+from agrag.components.data_models.extraction import Extraction, Mention
+from agrag.components.data_models.relation import Relation, relation_id_for
+
+CO_OCCURRENCE = "RELATED_TO"
+NAME_LABEL = "Name"
+ACRONYM_LABEL = "Acronym"
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*")
+_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,5}s?$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_CONNECTORS = frozenset({"of", "de", "del", "der", "van", "von", "la", "le", "du", "da", "di"})
+_MARKUP = re.compile(r"[*_`>#\[\]]|\]\([^)]*\)")
+_MAX_DESCRIPTION = 240
+# Sentences naming many entities (lists, table rows) would add every pair; only the first few pair up.
+_MAX_PAIRED_PER_SENTENCE = 6
+# Capitalized words that start sentences or title headings without naming anything.
+_STOP = frozenset(
+    """
+    a about above after again against all also an and any are as at be because been before being below between
+    both but by can could did do does during each either every few for from further had has have having he her
+    here hers him his how however i if in into is it its just let may me might more most much must my neither no
+    nor not now of off on once one only or other our ours out over own per same she should since so some such
+    than that the their them then there these they this those though through thus to too two under until up upon
+    us very via was we were what when where whether which while who whom whose why will with within without would
+    yes yet you your first second third next last new old see note notes todo table figure section chapter step
+    summary overview background introduction conclusion appendix example examples today tomorrow yesterday monday
+    tuesday wednesday thursday friday saturday sunday january february march april june july august september
+    october november december
+    """.split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    name: str
+    acronym: bool
+    at_start: bool
+
+
+def _sentences(chunk_text: str) -> Iterator[str]:
+    for raw_line in chunk_text.splitlines():
+        line = raw_line.strip()
+        if not line or line.startswith("#") or set(line) <= set("|-: "):
+            continue  # headings repeat the heading path; table rules carry no words
+        if line.startswith("|"):
+            yield " ; ".join(cell.strip() for cell in line.strip("|").split("|"))
+            continue
+        yield from (s for s in _SENTENCE_END.split(_MARKUP.sub(" ", line)) if s.strip())
+
+
+def _opens_clause(sentence: str, offset: int) -> bool:
+    """True if only list markers, numbers or punctuation precede ``offset`` in its clause.
+
+    A clause starts a sentence, a table cell or follows a colon; capitals there say nothing about names.
+    """
+    clause = re.split(r"[;:]", sentence[:offset])[-1]
+    return not re.search(r"[A-Za-z]", clause)
+
+
+def _is_capitalized(token: str) -> bool:
+    return bool(_ACRONYM.match(token)) or (token[0].isupper() and token.casefold() not in _STOP)
+
+
+def _spans(sentence: str) -> Iterator[_Span]:
+    """Yield runs of capitalized words (``Orion Planner``) and acronyms (``SLAM``) in one sentence."""
+    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    run: list[tuple[str, int, int]] = []
+    for index, (token, start, end) in enumerate([*tokens, ("", -1, -1)]):
+        joined = bool(run) and sentence[run[-1][2] : start] == " "
+        connector = token in _CONNECTORS and joined and index + 1 < len(tokens) and tokens[index + 1][0][:1].isupper()
+        if token and (_is_capitalized(token) or connector) and (not run or joined):
+            run.append((token, start, end))
+            continue
+        while run and run[-1][0] in _CONNECTORS:
+            run.pop()
+        if run:
+            words = [w.removesuffix("'s").removesuffix("’s") for w, _, _ in run]
+            acronym = len(words) == 1 and bool(_ACRONYM.match(words[0]))
+            yield _Span(" ".join(words), acronym, at_start=_opens_clause(sentence, run[0][1]))
+        run = [(token, start, end)] if token and _is_capitalized(token) else []
+
+
+@component
+class LexicalEntityExtractor:
+    """Extracts entities and relations with rules: proper-noun spans, acronyms, and sentence co-occurrence.
+
+    A span is a run of capitalized words (``Maria Chen``, ``Orion Planner``) or an acronym (``SLAM``). A single
+    capitalized word at the start of a sentence counts only if the same word also appears capitalized in the middle
+    of a sentence somewhere in the batch, so ordinary sentence openers do not become entities. Two entities in one
+    sentence (or one table row) give a ``RELATED_TO`` relation that keeps the chunk supporting it. Output is not yet
+    merged: ``ExactNameResolver`` merges it by normalized name.
+
+    Usage:
+        ```python
+        extraction = LexicalEntityExtractor().run(chunks=chunks)["extraction"]
+        ```
+    """
+
+    def __init__(self, min_name_length: int = 2) -> None:
+        self.min_name_length = min_name_length
+
+    @component.output_types(extraction=Extraction)
+    def run(self, chunks: list[Chunk]) -> dict[str, Extraction]:
+        """Extract from a batch of chunks (one or more documents)."""
+        parsed = [
+            (chunk, [list(_spans(s)) for s in _sentences(chunk.text)], list(_sentences(chunk.text))) for chunk in chunks
+        ]
+        seen_inside = {
+            span.name for _, spans, _ in parsed for sentence in spans for span in sentence if not span.at_start
+        }
+        entities: list[Entity] = []
+        mentions: list[Mention] = []
+        relations: list[Relation] = []
+        for chunk, sentence_spans, sentences in parsed:
+            counts: Counter[str] = Counter()
+            for spans, sentence in zip(sentence_spans, sentences, strict=True):
+                kept = [s for s in spans if self._keep(s, seen_inside)]
+                ids: list[str] = []
+                for span in kept:
+                    entity_id = entity_id_for(span.name)
+                    counts[entity_id] += 1
+                    label = ACRONYM_LABEL if span.acronym else NAME_LABEL
+                    entities.append(Entity(entity_id, span.name, label, sentence.strip()[:_MAX_DESCRIPTION]))
+                    if entity_id not in ids:
+                        ids.append(entity_id)
+                relations.extend(self._pairs(ids[:_MAX_PAIRED_PER_SENTENCE], chunk.id, sentence))
+            mentions.extend(Mention(chunk.id, entity_id, n) for entity_id, n in counts.items())
+        return {"extraction": Extraction(tuple(entities), tuple(mentions), tuple(relations))}
+
+    def _keep(self, span: _Span, seen_inside: set[str]) -> bool:
+        if len(span.name) < self.min_name_length:
+            return False
+        single_word = " " not in span.name
+        return span.acronym or not single_word or not span.at_start or span.name in seen_inside
+
+    @staticmethod
+    def _pairs(ids: list[str], chunk_id: str, sentence: str) -> Iterator[Relation]:
+        for i, a in enumerate(ids):
+            for b in ids[i + 1 :]:
+                source, target = sorted((a, b))  # co-occurrence has no direction: one edge per pair
+                yield Relation(
+                    relation_id_for(source, target, CO_OCCURRENCE),
+                    source,
+                    target,
+                    CO_OCCURRENCE,
+                    (chunk_id,),
+                    sentence.strip()[:_MAX_DESCRIPTION],
+                )

@@ -1,0 +1,1 @@
+"""Joiners: fuse the ranked lists of several search methods."""

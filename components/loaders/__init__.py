@@ -1,0 +1,1 @@
+"""Loaders: read source files into document versions."""

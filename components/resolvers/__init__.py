@@ -1,0 +1,1 @@
+"""Resolvers: merge extracted entities that name the same thing."""

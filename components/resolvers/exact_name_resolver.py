@@ -1,0 +1,53 @@
+"""``ExactNameResolver``: merges extracted entities whose names normalize alike."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from haystack import component
+
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.extraction import Extraction, Mention
+from agrag.components.data_models.relation import Relation
+
+
+@component
+class ExactNameResolver:
+    """Merges entities by normalized name (case, accents, punctuation and a leading article do not matter).
+
+    The merged entity takes the most frequent spelling and label and the first description; mentions of one chunk
+    add up, and a relation found in several chunks keeps all of them as support.
+
+    Usage:
+        ```python
+        merged = ExactNameResolver().run(extraction=extraction)["extraction"]
+        ```
+    """
+
+    @component.output_types(extraction=Extraction)
+    def run(self, extraction: Extraction) -> dict[str, Extraction]:
+        """Merge one extraction batch."""
+        names: dict[str, Counter[str]] = defaultdict(Counter)
+        labels: dict[str, Counter[str]] = defaultdict(Counter)
+        descriptions: dict[str, str] = {}
+        for entity in extraction.entities:
+            names[entity.id][entity.name] += 1
+            labels[entity.id][entity.label] += 1
+            descriptions.setdefault(entity.id, entity.description)
+        entities = tuple(
+            Entity(eid, names[eid].most_common(1)[0][0], labels[eid].most_common(1)[0][0], descriptions[eid])
+            for eid in names
+        )
+        mention_counts: Counter[tuple[str, str]] = Counter()
+        for mention in extraction.mentions:
+            mention_counts[(mention.chunk_id, mention.entity_id)] += mention.count
+        mentions = tuple(Mention(c, e, n) for (c, e), n in mention_counts.items())
+        merged: dict[str, Relation] = {}
+        for rel in extraction.relations:
+            known = merged.get(rel.id)
+            if known is None:
+                merged[rel.id] = rel
+            else:
+                support = tuple(sorted(set(known.chunk_ids) | set(rel.chunk_ids)))
+                merged[rel.id] = Relation(rel.id, rel.source_id, rel.target_id, rel.type, support, known.description)
+        return {"extraction": Extraction(entities, mentions, tuple(merged.values()))}

@@ -1,0 +1,1 @@
+"""Retrievers: the search methods a recipe runs (entity, chunk)."""

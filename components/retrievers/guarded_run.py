@@ -1,0 +1,32 @@
+"""Runs one search method so that its failure is reported, not raised: one failing method must not fail the search."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_result import SearchResult
+
+logger = logging.getLogger(__name__)
+
+
+def guarded_run(method: str, search: Callable[[], list[SearchResult]]) -> dict[str, object]:
+    """Call ``search`` and return ``{"results": ..., "status": MethodStatus}``.
+
+    Any exception becomes a failed status (logged with its traceback); the engine decides whether the search as
+    a whole fails.
+    """
+    started = time.perf_counter()
+    try:
+        results = search()
+    # A retriever is the boundary between one method and the whole search: every failure is recorded on the
+    # trace and logged, and the engine raises when all methods failed.
+    except Exception as exc:
+        elapsed = (time.perf_counter() - started) * 1000
+        logger.warning("Retrieval method %s failed: %s", method, exc, exc_info=True)
+        status = MethodStatus(method, ok=False, count=0, elapsed_ms=elapsed, error=f"{type(exc).__name__}: {exc}")
+        return {"results": [], "status": status}
+    elapsed = (time.perf_counter() - started) * 1000
+    return {"results": results, "status": MethodStatus(method, ok=True, count=len(results), elapsed_ms=elapsed)}

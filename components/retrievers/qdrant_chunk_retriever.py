@@ -1,0 +1,66 @@
+"""``QdrantChunkRetriever``: the ``chunk`` method, passages by dense and keyword similarity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from haystack import component
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_result import SearchResult
+from agrag.components.retrievers.guarded_run import guarded_run
+from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorHit, VectorStore
+
+CURRENT_ONLY = PayloadFilter(((STATUS_FIELD, CURRENT),))
+
+
+def chunk_from_payload(hit: VectorHit) -> Chunk:
+    """Rebuild a ``Chunk`` from the payload ingestion stored with its vectors."""
+    p: dict[str, Any] = hit.payload
+    return Chunk(
+        id=hit.id,
+        document_id=p["document_id"],
+        document_version=p["document_version"],
+        text=p["text"],
+        heading_path=tuple(p["heading_path"]),
+        order=int(p["order"]),
+        start=int(p["start"]),
+        end=int(p["end"]),
+        parent_id=p.get("parent_id") or None,
+        title=p.get("title", ""),
+    )
+
+
+@component
+class QdrantChunkRetriever:
+    """Finds chunks of current document versions, ranked by RRF of their dense and BM25 legs.
+
+    A failure is reported in ``status`` and gives no results, so the other methods of a recipe still return.
+
+    Usage:
+        ```python
+        retriever = QdrantChunkRetriever(store.chunks, top_k=10)
+        out = retriever.run(query="Who wrote the Orion Planner?", query_embedding=vector)
+        ```
+    """
+
+    def __init__(self, store: VectorStore, top_k: int = 10, method: str = "chunk") -> None:
+        self.store = store
+        self.top_k = top_k
+        self.method = method
+
+    @component.output_types(results=list[SearchResult], status=MethodStatus)
+    def run(self, query: str, query_embedding: list[float], top_k: int | None = None) -> dict[str, object]:
+        """Search chunks for ``query``.
+
+        Returns:
+            ``results``: chunks best first, each with this method's name; ``status``: how the method went.
+        """
+        limit = top_k or self.top_k
+
+        def search() -> list[SearchResult]:
+            hits = self.store.query(query_embedding, query, limit, CURRENT_ONLY)
+            return [SearchResult(chunk_from_payload(h), h.score, self.method, (self.method,)) for h in hits]
+
+        return guarded_run(self.method, search)

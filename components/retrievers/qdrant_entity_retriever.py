@@ -1,0 +1,55 @@
+"""``QdrantEntityRetriever``: the ``entity`` method, entities by the meaning and the words of their names."""
+
+from __future__ import annotations
+
+from haystack import component
+
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_result import SearchResult
+from agrag.components.retrievers.guarded_run import guarded_run
+from agrag.components.stores.vector_store import VectorHit, VectorStore
+
+
+def entity_from_payload(hit: VectorHit) -> Entity:
+    """Rebuild an ``Entity`` from the payload ingestion stored with its vectors."""
+    return Entity(
+        id=hit.id,
+        name=hit.payload["name"],
+        label=hit.payload.get("label", ""),
+        description=hit.payload.get("description", ""),
+    )
+
+
+@component
+class QdrantEntityRetriever:
+    """Finds entities whose name and description are closest to the query (dense leg) or share its words (BM25).
+
+    A failure is reported in ``status`` and gives no results, so the other methods of a recipe still return.
+
+    Usage:
+        ```python
+        retriever = QdrantEntityRetriever(store.entities, top_k=10)
+        out = retriever.run(query="Orion Planner", query_embedding=vector)
+        ```
+    """
+
+    def __init__(self, store: VectorStore, top_k: int = 10, method: str = "entity") -> None:
+        self.store = store
+        self.top_k = top_k
+        self.method = method
+
+    @component.output_types(results=list[SearchResult], status=MethodStatus)
+    def run(self, query: str, query_embedding: list[float], top_k: int | None = None) -> dict[str, object]:
+        """Search entities for ``query``.
+
+        Returns:
+            ``results``: entities best first, each with this method's name; ``status``: how the method went.
+        """
+        limit = top_k or self.top_k
+
+        def search() -> list[SearchResult]:
+            hits = self.store.query(query_embedding, query, limit)
+            return [SearchResult(entity_from_payload(h), h.score, self.method, (self.method,)) for h in hits]
+
+        return guarded_run(self.method, search)

@@ -1,0 +1,50 @@
+"""``KnowledgeStore``: the graph store and the two vector collections that together hold one knowledge graph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import TracebackType
+
+from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.vector_store import VectorStore
+
+
+@dataclass
+class KnowledgeStore:
+    """The stores of one data dir: Kùzu for the graph, Qdrant for chunk and entity vectors.
+
+    Usage:
+        ```python
+        with open_knowledge_store(settings, config.vector_store, dimension=384) as store:
+            print(store.counts())
+        ```
+    """
+
+    graph: GraphStore
+    chunks: VectorStore
+    entities: VectorStore
+
+    def counts(self) -> dict[str, int]:
+        """Rows per graph table and points per vector collection."""
+        counts = dict(self.graph.counts())
+        counts["chunk_vectors"] = self.chunks.count()
+        counts["entity_vectors"] = self.entities.count()
+        return counts
+
+    def close(self) -> None:
+        """Close every store, even if one of them fails to close."""
+        try:
+            self.chunks.close()
+        finally:
+            try:
+                self.entities.close()
+            finally:
+                self.graph.close()
+
+    def __enter__(self) -> KnowledgeStore:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

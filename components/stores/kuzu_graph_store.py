@@ -1,0 +1,211 @@
+"""``KuzuGraphStore``: the graph in an embedded Kùzu database file. The only module that imports ``kuzu``."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.document import Document
+from agrag.components.data_models.entity import Entity, normalize_name
+from agrag.components.data_models.extraction import Mention
+from agrag.components.data_models.relation import Relation
+from agrag.components.errors import StoreError, StoreLockedError
+from agrag.components.stores import kuzu_cypher as cy
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# Kùzu copies every row of an UNWIND list into one transaction; batches keep memory flat on large folders.
+_BATCH = 2000
+
+
+class KuzuGraphStore:
+    """Documents, chunks, entities and relations in one Kùzu database file.
+
+    Kùzu allows one read-write database per file per process and one process per file; a second process gets a
+    ``StoreLockedError``. Calls are serialized on one connection, so the store can be shared between threads.
+
+    Usage:
+        ```python
+        store = KuzuGraphStore(Path(".agrag/graph.kuzu"))
+        print(store.counts())
+        store.close()
+        ```
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = kuzu.Database(str(self._path))
+            self._conn = kuzu.Connection(self._db)
+        except RuntimeError as exc:
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(
+                    f"The graph store {self._path} is in use by another process. Stop the other agrag process "
+                    "(ingest or server) or point AGRAG_DATA_DIR elsewhere."
+                ) from exc
+            raise StoreError(f"Could not open the Kùzu database {self._path}: {exc}") from exc
+        for statement in cy.SCHEMA:
+            self._run(statement)
+
+    def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        given = dict(params or {})
+        missing = set(_PARAM.findall(query)) - given.keys()
+        if missing:  # an unbound $param can crash the Kùzu process instead of raising
+            raise StoreError(f"Internal error: Cypher parameters {sorted(missing)} are not bound.")
+        try:
+            with self._lock:
+                result = self._conn.execute(query, given)
+                rows = result.get_all() if isinstance(result, kuzu.QueryResult) else []
+        except RuntimeError as exc:
+            raise StoreError(f"Kùzu query failed on {self._path}: {exc}") from exc
+        return [list(row) for row in rows]
+
+    def _run_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> None:
+        for start in range(0, len(rows), _BATCH):
+            self._run(query, {key: list(rows[start : start + _BATCH]), **extra})
+
+    def info(self) -> dict[str, str]:
+        """Facts about the data dir recorded at first ingest (for example the embedding model)."""
+        return {key: value for key, value in self._run(cy.GET_INFO)}
+
+    def set_info(self, values: Mapping[str, str]) -> None:
+        """Record facts about the data dir."""
+        for key, value in values.items():
+            self._run(cy.SET_INFO, {"key": key, "value": value})
+
+    def document_versions(self, document_ids: Sequence[str]) -> dict[str, str]:
+        """Return the current version of each known document."""
+        rows = self._run(cy.DOCUMENT_VERSIONS, {"ids": list(document_ids)})
+        return {doc_id: version for doc_id, version in rows}
+
+    def write_chunks(self, document: Document, chunks: Sequence[Chunk]) -> list[str]:
+        """Store a document version's chunks and links; mark other versions' chunks superseded."""
+        rows = [
+            {
+                "id": c.id,
+                "document_id": c.document_id,
+                "document_version": c.document_version,
+                "title": c.title,
+                "text": c.text,
+                "heading_path": list(c.heading_path),
+                "ord": c.order,
+                "start_offset": c.start,
+                "end_offset": c.end,
+                "parent_id": c.parent_id or "",
+            }
+            for c in chunks
+        ]
+        self._run_batched(cy.UPSERT_CHUNKS, "rows", rows)
+        self._run_batched(cy.LINK_DOCUMENT_CHUNKS, "chunk_ids", [c.id for c in chunks], document_id=document.id)
+        ordered = sorted(chunks, key=lambda c: c.order)
+        next_pairs = [{"a": a.id, "b": b.id} for a, b in pairwise(ordered)]
+        self._run_batched(cy.LINK_NEXT, "pairs", next_pairs)
+        parent_pairs = [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id]
+        self._run_batched(cy.LINK_PARENT, "pairs", parent_pairs)
+        superseded = self._run(cy.SUPERSEDE_CHUNKS, {"document_id": document.id, "version": document.version})
+        return [row[0] for row in superseded]
+
+    def commit_document(self, document: Document, chunk_count: int) -> None:
+        """Record ``document`` as the current, fully written version."""
+        self._run(
+            cy.UPSERT_DOCUMENT,
+            {
+                "id": document.id,
+                "version": document.version,
+                "title": document.title,
+                "source_path": document.source_path,
+                "chunk_count": chunk_count,
+            },
+        )
+
+    def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
+        """Return which of ``entity_ids`` are stored."""
+        return {row[0] for row in self._run(cy.EXISTING_ENTITIES, {"ids": list(entity_ids)})}
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> None:
+        """Create the entities not yet stored; stored entities keep their name, label and description."""
+        rows = [
+            {
+                "id": e.id,
+                "name": e.name,
+                "norm_name": normalize_name(e.name),
+                "label": e.label,
+                "description": e.description,
+            }
+            for e in entities
+        ]
+        self._run_batched(cy.UPSERT_ENTITIES, "rows", rows)
+
+    def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
+        """Link chunks to the entities they name."""
+        rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count} for m in mentions]
+        self._run_batched(cy.UPSERT_MENTIONS, "rows", rows)
+
+    def upsert_relations(self, relations: Sequence[Relation]) -> None:
+        """Create relations, or add supporting chunks to stored ones."""
+        rows = [
+            {
+                "id": r.id,
+                "source_id": r.source_id,
+                "target_id": r.target_id,
+                "type": r.type,
+                "description": r.description,
+                "chunk_ids": sorted(r.chunk_ids),
+            }
+            for r in relations
+        ]
+        self._run_batched(cy.UPSERT_RELATIONS, "rows", rows)
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Return the stored chunks among ``chunk_ids``, in the order asked."""
+        rows = self._run(cy.GET_CHUNKS, {"ids": list(chunk_ids)})
+        found = {
+            r[0]: Chunk(
+                id=r[0],
+                document_id=r[1],
+                document_version=r[2],
+                text=r[3],
+                heading_path=tuple(r[4]),
+                order=r[5],
+                start=r[6],
+                end=r[7],
+                parent_id=r[8] or None,
+                title=r[9],
+            )
+            for r in rows
+        }
+        return [found[i] for i in chunk_ids if i in found]
+
+    def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        """Return the stored entities among ``entity_ids``, in the order asked."""
+        rows = self._run(cy.GET_ENTITIES, {"ids": list(entity_ids)})
+        found = {r[0]: Entity(id=r[0], name=r[1], label=r[2], description=r[3]) for r in rows}
+        return [found[i] for i in entity_ids if i in found]
+
+    def relations_of(self, entity_id: str) -> list[Relation]:
+        """Return the relations touching an entity, in either direction."""
+        rows = self._run(cy.GET_RELATIONS_OF, {"entity_id": entity_id})
+        relations: dict[str, Relation] = {}
+        for rel_id, rel_type, description, chunk_ids, a_id, b_id in rows:
+            relations[rel_id] = Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description)
+        return list(relations.values())
+
+    def counts(self) -> dict[str, int]:
+        """Return the number of rows of every node and relationship table."""
+        counts = {table: int(self._run(cy.count_nodes(table))[0][0]) for table in cy.NODE_TABLES}
+        counts.update({table: int(self._run(cy.count_rels(table))[0][0]) for table in cy.REL_TABLES})
+        return counts
+
+    def close(self) -> None:
+        """Release the database file and its lock."""
+        with self._lock:
+            self._conn.close()
+            self._db.close()

@@ -1,0 +1,31 @@
+"""What both Qdrant backends share: point ids, the BM25 encoder, and the names of the two vectors."""
+
+from __future__ import annotations
+
+import uuid
+
+import qdrant_edge
+
+DENSE_VECTOR = "dense"
+KEYWORD_VECTOR = "bm25"
+ITEM_ID_FIELD = "item_id"
+# Candidates each leg hands to the in-store fusion, per result asked for.
+PREFETCH_FACTOR = 4
+MIN_PREFETCH = 40
+
+_NAMESPACE = uuid.UUID("6f1c8f0e-2b7a-4c61-9a57-6a1f2f4c9d11")
+
+
+def point_uuid(item_id: str) -> str:
+    """Qdrant ids must be UUIDs or integers; ours are strings, so each maps to a fixed UUID."""
+    return str(uuid.uuid5(_NAMESPACE, item_id))
+
+
+def prefetch_limit(limit: int) -> int:
+    """How many candidates each leg returns before fusion."""
+    return max(MIN_PREFETCH, limit * PREFETCH_FACTOR)
+
+
+def bm25_encoder() -> qdrant_edge.Bm25:
+    """The one BM25 tokenizer and weighting both backends use, so the keyword leg behaves the same on each."""
+    return qdrant_edge.Bm25(qdrant_edge.Bm25Config(language="english"))

@@ -1,0 +1,152 @@
+"""``QdrantEdgeVectorStore``: the embedded default, a Qdrant Edge shard under the data dir."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from agrag.components.errors import StoreError, StoreLockedError
+from agrag.components.stores.qdrant_common import (
+    DENSE_VECTOR,
+    ITEM_ID_FIELD,
+    KEYWORD_VECTOR,
+    bm25_encoder,
+    point_uuid,
+    prefetch_limit,
+)
+from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorPoint
+
+
+def _edge_filter(payload_filter: PayloadFilter | None) -> qe.Filter | None:
+    if payload_filter is None or not payload_filter.equals:
+        return None
+    conditions: list[Any] = []
+    for key, value in payload_filter.equals:
+        match = qe.MatchAny(any=list(value)) if isinstance(value, tuple) else qe.MatchValue(value=value)
+        conditions.append(qe.FieldCondition(key=key, match=match))
+    return qe.Filter(must=conditions)
+
+
+class QdrantEdgeVectorStore:
+    """One collection in a Qdrant Edge shard: the real Qdrant engine, in-process, files under ``path``.
+
+    A shard can be open once per process and by one process at a time; a second opener gets a
+    ``StoreLockedError`` that says so.
+
+    Usage:
+        ```python
+        store = QdrantEdgeVectorStore(Path(".agrag/vectors/chunks"), VectorCollection.CHUNKS, dimension=384)
+        store.upsert([VectorPoint(id="c1", dense=vector, text="Maria Chen wrote the Orion Planner")])
+        hits = store.query(query_vector, "who wrote the planner", limit=5)
+        store.close()
+        ```
+    """
+
+    def __init__(self, path: Path, collection: VectorCollection, dimension: int, rrf_k: int = 60) -> None:
+        self._path = Path(path)
+        self._collection = collection
+        self._dimension = dimension
+        self._rrf_k = rrf_k
+        self._bm25 = bm25_encoder()
+        # The shard is safe for concurrent reads; writes are serialized here so flush/close never race them.
+        self._lock = threading.Lock()
+        self._shard = self._open()
+
+    @property
+    def collection(self) -> VectorCollection:
+        """Which collection this store holds."""
+        return self._collection
+
+    def _open(self) -> qe.EdgeShard:
+        config = qe.EdgeConfig(
+            vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=self._dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={KEYWORD_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        try:
+            if (self._path / "segments").exists():
+                return qe.EdgeShard.load(str(self._path), config)
+            self._path.mkdir(parents=True, exist_ok=True)
+            return qe.EdgeShard.create(str(self._path), config)
+        except Exception as exc:  # qdrant_edge raises bare Exception
+            if "WouldBlock" in str(exc):
+                raise StoreLockedError(
+                    f"The vector store at {self._path} is open in another process or elsewhere in this one. "
+                    "Stop the other agrag process (ingest or server) or point AGRAG_DATA_DIR elsewhere."
+                ) from exc
+            raise StoreError(f"Could not open the Qdrant Edge shard at {self._path}: {exc}") from exc
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points by id."""
+        if not points:
+            return
+        edge_points = [
+            qe.Point(
+                point_uuid(p.id),
+                {DENSE_VECTOR: list(p.dense), KEYWORD_VECTOR: self._bm25.embed_document(p.text)},
+                {**p.payload, ITEM_ID_FIELD: p.id},
+            )
+            for p in points
+        ]
+        self._update(qe.UpdateOperation.upsert_points(edge_points), "write points to")
+
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        """Merge ``payload`` into the payload of the given points."""
+        if ids:
+            self._update(qe.UpdateOperation.set_payload([point_uuid(i) for i in ids], payload), "update payload in")
+
+    def _update(self, operation: qe.UpdateOperation, what: str) -> None:
+        try:
+            with self._lock:
+                self._shard.update(operation)
+        except Exception as exc:
+            raise StoreError(f"Could not {what} the Qdrant Edge shard at {self._path}: {exc}") from exc
+
+    def query(
+        self, dense: Sequence[float], text: str, limit: int, payload_filter: PayloadFilter | None = None
+    ) -> list[VectorHit]:
+        """Return up to ``limit`` points, ranked by RRF of the dense and keyword legs."""
+        edge_filter = _edge_filter(payload_filter)
+        candidates = prefetch_limit(limit)
+        prefetches = [
+            qe.Prefetch(limit=candidates, query=qe.Query.Nearest(list(dense), using=DENSE_VECTOR), filter=edge_filter)
+        ]
+        keyword = self._bm25.embed_query(text)
+        if keyword.indices:
+            prefetches.append(
+                qe.Prefetch(limit=candidates, query=qe.Query.Nearest(keyword, using=KEYWORD_VECTOR), filter=edge_filter)
+            )
+        # The stub types `query` as Fusion, but Fusion.Rrf is what the engine takes for RRF.
+        fusion: Any = qe.Fusion.Rrf(k=self._rrf_k)
+        request = qe.QueryRequest(limit=limit, prefetches=prefetches, query=fusion, with_payload=True)
+        try:
+            points = self._shard.query(request)
+        except Exception as exc:
+            raise StoreError(f"Query on the Qdrant Edge shard at {self._path} failed: {exc}") from exc
+        return [VectorHit(id=p.payload[ITEM_ID_FIELD], score=p.score, payload=p.payload) for p in points if p.payload]
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Return which of ``ids`` are stored."""
+        if not ids:
+            return set()
+        try:
+            records = self._shard.retrieve([point_uuid(i) for i in ids], [ITEM_ID_FIELD], False)
+        except Exception as exc:
+            raise StoreError(f"Could not read the Qdrant Edge shard at {self._path}: {exc}") from exc
+        return {r.payload[ITEM_ID_FIELD] for r in records if r.payload}
+
+    def count(self) -> int:
+        """Return the number of stored points."""
+        return int(self._shard.info().points_count)
+
+    def close(self) -> None:
+        """Flush and release the shard."""
+        with self._lock:
+            try:
+                self._shard.flush()
+                self._shard.close()
+            except Exception as exc:
+                raise StoreError(f"Could not close the Qdrant Edge shard at {self._path}: {exc}") from exc

@@ -1,0 +1,160 @@
+"""``QdrantServerVectorStore``: the same collection interface on a Qdrant server through ``qdrant-client``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agrag.components.errors import ConfigError, StoreError
+from agrag.components.stores.qdrant_common import (
+    DENSE_VECTOR,
+    ITEM_ID_FIELD,
+    KEYWORD_VECTOR,
+    bm25_encoder,
+    point_uuid,
+    prefetch_limit,
+)
+from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorPoint
+
+try:
+    from qdrant_client import QdrantClient, models
+except ImportError:  # pragma: no cover - exercised only without the extra
+    QdrantClient = None  # type: ignore[assignment,misc]
+    models = None  # type: ignore[assignment]
+
+
+class QdrantServerVectorStore:
+    """One collection on a Qdrant server (``url``) or in qdrant-client's local mode (``path``, for tests).
+
+    Uses the same point ids, payloads and BM25 encoding as ``QdrantEdgeVectorStore``, so both backends return the
+    same results for the same data.
+
+    Usage:
+        ```python
+        store = QdrantServerVectorStore(VectorCollection.CHUNKS, dimension=384, url="http://localhost:6333")
+        ```
+    """
+
+    def __init__(
+        self,
+        collection: VectorCollection,
+        dimension: int,
+        *,
+        url: str | None = None,
+        path: Path | None = None,
+        api_key: str | None = None,
+        prefix: str = "agrag",
+        rrf_k: int = 60,
+    ) -> None:
+        if QdrantClient is None:
+            raise ConfigError("The Qdrant server backend needs qdrant-client: pip install 'agrag[qdrant-server]'.")
+        if (url is None) == (path is None):
+            raise ConfigError("Give the Qdrant server backend exactly one of url (AGRAG_QDRANT_URL) or path.")
+        self._collection = collection
+        self._name = f"{prefix}_{collection.value}"
+        self._where = url or str(path)
+        self._rrf_k = rrf_k
+        self._bm25 = bm25_encoder()
+        try:
+            self._client = QdrantClient(url=url, api_key=api_key) if url else QdrantClient(path=str(path))
+            if not self._client.collection_exists(self._name):
+                self._client.create_collection(
+                    self._name,
+                    vectors_config={DENSE_VECTOR: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
+                    sparse_vectors_config={KEYWORD_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                )
+        except Exception as exc:  # qdrant-client raises many unrelated types (HTTP, gRPC, portalocker)
+            raise StoreError(f"Could not open Qdrant collection {self._name} at {self._where}: {exc}") from exc
+
+    @property
+    def collection(self) -> VectorCollection:
+        """Which collection this store holds."""
+        return self._collection
+
+    def _sparse(self, text: str, *, query: bool) -> Any:
+        vector = self._bm25.embed_query(text) if query else self._bm25.embed_document(text)
+        return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+
+    @staticmethod
+    def _filter(payload_filter: PayloadFilter | None) -> Any:
+        if payload_filter is None or not payload_filter.equals:
+            return None
+        conditions: list[Any] = [
+            models.FieldCondition(
+                key=key,
+                match=models.MatchAny(any=list(value)) if isinstance(value, tuple) else models.MatchValue(value=value),
+            )
+            for key, value in payload_filter.equals
+        ]
+        return models.Filter(must=conditions)
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points by id."""
+        if not points:
+            return
+        structs = [
+            models.PointStruct(
+                id=point_uuid(p.id),
+                vector={DENSE_VECTOR: list(p.dense), KEYWORD_VECTOR: self._sparse(p.text, query=False)},
+                payload={**p.payload, ITEM_ID_FIELD: p.id},
+            )
+            for p in points
+        ]
+        try:
+            self._client.upsert(self._name, points=structs, wait=True)
+        except Exception as exc:
+            raise StoreError(f"Could not write to Qdrant collection {self._name} at {self._where}: {exc}") from exc
+
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        """Merge ``payload`` into the payload of the given points."""
+        if not ids:
+            return
+        try:
+            self._client.set_payload(self._name, payload=payload, points=[point_uuid(i) for i in ids], wait=True)
+        except Exception as exc:
+            raise StoreError(f"Could not update Qdrant collection {self._name} at {self._where}: {exc}") from exc
+
+    def query(
+        self, dense: Sequence[float], text: str, limit: int, payload_filter: PayloadFilter | None = None
+    ) -> list[VectorHit]:
+        """Return up to ``limit`` points, ranked by RRF of the dense and keyword legs."""
+        query_filter = self._filter(payload_filter)
+        candidates = prefetch_limit(limit)
+        prefetch = [models.Prefetch(query=list(dense), using=DENSE_VECTOR, limit=candidates, filter=query_filter)]
+        keyword = self._sparse(text, query=True)
+        if keyword.indices:
+            prefetch.append(models.Prefetch(query=keyword, using=KEYWORD_VECTOR, limit=candidates, filter=query_filter))
+        try:
+            response = self._client.query_points(
+                self._name,
+                prefetch=prefetch,
+                query=models.RrfQuery(rrf=models.Rrf(k=self._rrf_k)),
+                limit=limit,
+                with_payload=True,
+            )
+        except Exception as exc:
+            raise StoreError(f"Query on Qdrant collection {self._name} at {self._where} failed: {exc}") from exc
+        return [
+            VectorHit(id=p.payload[ITEM_ID_FIELD], score=float(p.score), payload=dict(p.payload))
+            for p in response.points
+            if p.payload
+        ]
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Return which of ``ids`` are stored."""
+        if not ids:
+            return set()
+        try:
+            records = self._client.retrieve(self._name, ids=[point_uuid(i) for i in ids], with_payload=[ITEM_ID_FIELD])
+        except Exception as exc:
+            raise StoreError(f"Could not read Qdrant collection {self._name} at {self._where}: {exc}") from exc
+        return {r.payload[ITEM_ID_FIELD] for r in records if r.payload}
+
+    def count(self) -> int:
+        """Return the number of stored points."""
+        return int(self._client.count(self._name, exact=True).count)
+
+    def close(self) -> None:
+        """Release the client (and, in local mode, its folder lock)."""
+        self._client.close()

@@ -1,0 +1,91 @@
+"""The vector store interface both Qdrant backends implement.
+
+A vector store holds one collection (chunks or entities). Every point has a dense vector and a keyword (BM25)
+sparse vector computed from its text, and a JSON payload. A query runs both legs and fuses them by rank inside
+the store, so each search method gets one ranked list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+STATUS_FIELD = "status"
+CURRENT = "current"
+SUPERSEDED = "superseded"
+
+
+class VectorCollection(StrEnum):
+    """The collections agrag keeps."""
+
+    CHUNKS = "chunks"
+    ENTITIES = "entities"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPoint:
+    """A point to store: our id, its dense vector, the text of its keyword leg, and its payload."""
+
+    id: str
+    dense: Sequence[float]
+    text: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    """A point found by a query, with its fused score and payload."""
+
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadFilter:
+    """Exact-match conditions on payload fields; a tuple value means any of its values. All conditions must hold."""
+
+    # No bool values: qdrant-edge-py 0.9 matches a bool condition against nothing, so flags are keywords.
+    equals: tuple[tuple[str, str | int | tuple[str, ...]], ...] = ()
+
+    def and_(self, key: str, value: str | int | tuple[str, ...]) -> PayloadFilter:
+        """Return a filter with one more condition."""
+        return PayloadFilter((*self.equals, (key, value)))
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """One collection of points with a dense and a keyword leg."""
+
+    @property
+    def collection(self) -> VectorCollection:
+        """Which collection this store holds."""
+        ...
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points by id."""
+        ...
+
+    def query(
+        self, dense: Sequence[float], text: str, limit: int, payload_filter: PayloadFilter | None = None
+    ) -> list[VectorHit]:
+        """Return up to ``limit`` points, ranked by RRF of the dense and keyword legs."""
+        ...
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Return which of ``ids`` are stored."""
+        ...
+
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        """Merge ``payload`` into the payload of the given points."""
+        ...
+
+    def count(self) -> int:
+        """Return the number of stored points."""
+        ...
+
+    def close(self) -> None:
+        """Flush and release the store."""
+        ...

@@ -1,0 +1,95 @@
+"""The ingestion flow: a folder of documents into the graph and vector stores."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from prefect import flow
+
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.flows import ingest_tasks as tasks
+from agrag.flows.ingest_report import IngestReport
+from agrag.pipelines.config_loader import load_config
+from agrag.pipelines.config_models import AgragConfig
+from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
+from agrag.pipelines.store_factory import open_knowledge_store
+
+T = TypeVar("T")
+
+
+class _StageClock:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def run(self, name: str, stage: Callable[[], T]) -> T:
+        started = time.perf_counter()
+        try:
+            return stage()
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+
+
+def ingest_into(
+    folder: str,
+    config: AgragConfig,
+    store: KnowledgeStore,
+    embedder: SentenceTransformersTextEmbedder,
+) -> IngestReport:
+    """Run every stage on ``folder`` against open stores; unchanged documents are skipped before any work."""
+    clock = _StageClock()
+    documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
+    changed = clock.run("select-changed", lambda: tasks.select_changed(documents, store))
+    report = IngestReport(
+        folder=folder,
+        documents_seen=len(documents),
+        documents_ingested=len(changed),
+        documents_unchanged=len(documents) - len(changed),
+        failures=tuple(failures),
+    )
+    if not changed:
+        return _finish(report, clock, store)
+    chunks = clock.run("chunk", lambda: tasks.chunk_documents(changed, config.ingest))
+    raw = clock.run("extract", lambda: tasks.extract_entities(chunks, config.ingest))
+    extraction = clock.run("resolve", lambda: tasks.resolve_entities(raw))
+    known = store.entities.existing_ids([e.id for e in extraction.entities])
+    new_entities = [e for e in extraction.entities if e.id not in known]
+    points = clock.run("embed", lambda: tasks.embed(chunks, new_entities, embedder))
+    superseded = clock.run("write", lambda: tasks.write_stores(store, changed, chunks, extraction, points))
+    report = replace(
+        report,
+        chunks_written=len(chunks),
+        chunks_superseded=superseded,
+        entities_found=len(extraction.entities),
+        entities_new=len(new_entities),
+        relations_found=len(extraction.relations),
+    )
+    return _finish(report, clock, store)
+
+
+def _finish(report: IngestReport, clock: _StageClock, store: KnowledgeStore) -> IngestReport:
+    return replace(report, stage_seconds=dict(clock.seconds), counts=store.counts())
+
+
+@flow(name="agrag-ingest", log_prints=True)
+def ingest_flow(folder: str, overrides: Sequence[str] = (), progress_bar: bool = False) -> IngestReport:
+    """Ingest ``folder`` into the data dir of ``AGRAG_DATA_DIR``.
+
+    Args:
+        folder: A folder of ``.md``/``.txt`` files.
+        overrides: Hydra overrides, for example ``["ingest.chunker.max_chars=800"]``.
+        progress_bar: Show a progress bar while embedding.
+
+    Returns:
+        What the run did, stage by stage.
+    """
+    config = load_config(list(overrides))
+    settings = load_agrag_settings()
+    embedder = SentenceTransformersTextEmbedder(
+        config.embedder.model, config.embedder.device, config.embedder.batch_size, progress_bar=progress_bar
+    )
+    with open_knowledge_store(settings, config.vector_store, embedder, load_retrieval_settings()) as store:
+        return ingest_into(folder, config, store, embedder)

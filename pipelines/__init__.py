@@ -1,0 +1,1 @@
+"""Settings, config loading, and the code that builds Haystack pipelines from recipes."""

@@ -1,0 +1,128 @@
+"""Compose ``conf/`` with Hydra once, then validate it with the pydantic models.
+
+The only module that imports Hydra or OmegaConf. Every failure becomes a ``ConfigError`` that names the key or the
+option and lists what is valid.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from omegaconf import OmegaConf, open_dict
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import BaseModel, ValidationError
+
+from agrag.components.errors import ConfigError, UnknownConfigChoiceError
+from agrag.pipelines.config_models import AgragConfig
+
+_OVERRIDE_KEY = re.compile(r"Could not override '([^']+)'")
+
+
+def packaged_conf_dir() -> Path:
+    """The ``conf/`` folder installed with agrag."""
+    return Path(next(iter(importlib.import_module("agrag.conf").__path__))).resolve()
+
+
+def search_dirs(user_dir: Path | None) -> list[Path]:
+    """Folders searched for YAML, the user's first; ``./conf`` counts as the user's when it exists."""
+    dirs = [packaged_conf_dir()]
+    candidate = user_dir if user_dir is not None else Path("conf")
+    if candidate.is_dir() and candidate.resolve() not in dirs:
+        dirs.insert(0, candidate.resolve())
+    return dirs
+
+
+def available_options(group: str, dirs: Sequence[Path]) -> list[str]:
+    """Names of the YAML files of a config group across the search folders."""
+    return sorted({p.stem for d in dirs for p in (d / group).glob("*.yaml")})
+
+
+def _check_choices(overrides: Sequence[str], dirs: Sequence[Path]) -> None:
+    groups = {p.name for d in dirs for p in d.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        if sep and key in groups:
+            valid = available_options(key, dirs)
+            if value not in valid:
+                raise UnknownConfigChoiceError(key, value, valid)
+
+
+def _valid_keys(loc: Sequence[str | int]) -> list[str]:
+    model: Any = AgragConfig
+    for part in map(str, loc):
+        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        if field is None:
+            return []
+        annotation = field.annotation
+        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return sorted(model.model_fields)
+    return []
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """One line per problem: the dotted key, what is wrong, and the valid keys for a misspelled one."""
+    lines = []
+    for error in exc.errors():
+        loc = [str(p) for p in error["loc"]]
+        key = ".".join(loc)
+        if error["type"] == "extra_forbidden":
+            valid = _valid_keys(loc[:-1])
+            lines.append(f"{key}: unknown key (valid keys here: {', '.join(valid)})")
+        else:
+            lines.append(f"{key}: {error['msg']} (got {error.get('input')!r})")
+    return "Invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> dict[str, Any]:
+    """Compose ``conf/`` with Hydra overrides into a plain dict, before validation."""
+    dirs = search_dirs(user_dir)
+    _check_choices(overrides, dirs)
+    extra = [f"hydra.searchpath=[{','.join('file://' + str(d) for d in dirs[:-1])}]"] if len(dirs) > 1 else []
+    try:
+        with initialize_config_dir(version_base="1.3", config_dir=str(dirs[-1]), job_name="agrag"):
+            cfg = compose("config", overrides=[*extra, *overrides], return_hydra_config=True)
+        choices = dict(cfg.hydra.runtime.choices)
+        with open_dict(cfg):
+            del cfg["hydra"]  # Hydra's own node holds interpolations that only resolve inside a Hydra app
+        data = OmegaConf.to_container(cfg, resolve=True)
+    except HydraException as exc:
+        match = _OVERRIDE_KEY.search(str(exc))
+        if match:
+            key = match.group(1)
+            valid = _valid_keys(key.split(".")[:-1])
+            raise ConfigError(
+                f"{key} is not a setting (valid keys here: {', '.join(valid)}). Check the spelling of the override."
+            ) from exc
+        raise ConfigError(f"Could not compose the configuration: {exc}") from exc
+    except OmegaConfBaseException as exc:
+        raise ConfigError(f"Could not compose the configuration: {exc}") from exc
+    assert isinstance(data, dict)
+    recipe = data.get("recipe")
+    if isinstance(recipe, dict):
+        recipe.setdefault("name", choices.get("recipe", "custom"))
+    return {str(k): v for k, v in data.items()}
+
+
+def load_config(overrides: Sequence[str] = (), user_dir: Path | None = None) -> AgragConfig:
+    """Compose and validate the configuration.
+
+    Args:
+        overrides: Hydra overrides, for example ``["recipe=hybrid", "recipe.limit=5"]``.
+        user_dir: A folder of the user's own YAML (``AGRAG_CONFIG_DIR``); ``./conf`` is used when it exists.
+
+    Raises:
+        ConfigError: an unknown option, a misspelled key, or a value of the wrong type; the message says which.
+        UnknownRecipeMethodError: a recipe names a method that does not exist.
+    """
+    data = compose_raw(overrides, user_dir)
+    try:
+        return AgragConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(exc)) from exc

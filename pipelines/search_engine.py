@@ -1,0 +1,109 @@
+"""``SearchEngine``: runs recipes over a knowledge store."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from haystack import Pipeline
+from haystack.core.errors import PipelineRuntimeError
+
+from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_result import SearchResult
+from agrag.components.data_models.search_trace import SearchTrace
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalError
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.pipelines.config_models import RecipeConfig
+from agrag.pipelines.search_pipeline import CUT, FUSION, build_search_pipeline, pipeline_inputs
+from agrag.pipelines.settings import RetrievalSettings, load_retrieval_settings
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    """Results of a search and the trace of how they were found."""
+
+    results: list[SearchResult]
+    trace: SearchTrace
+
+
+class SearchEngine:
+    """Runs a recipe: its methods at the same time, Reciprocal Rank Fusion, then the cut to ``recipe.limit``.
+
+    A failing method is logged and recorded on the trace while the others return; if every method fails,
+    ``AllRetrievalMethodsFailedError`` is raised. An empty list means the search ran and found nothing.
+
+    Usage:
+        ```python
+        engine = SearchEngine(graph_store=store, embedder=embedder)
+        results = await engine.search("Who wrote the Orion Planner?", HYBRID)
+        ```
+    """
+
+    def __init__(
+        self,
+        graph_store: KnowledgeStore,
+        embedder: SentenceTransformersTextEmbedder,
+        settings: RetrievalSettings | None = None,
+        concurrency_limit: int = 4,
+    ) -> None:
+        self.store = graph_store
+        self.embedder = embedder
+        self.settings = settings or load_retrieval_settings()
+        self.concurrency_limit = concurrency_limit
+        self._pipelines: dict[RecipeConfig, Pipeline] = {}
+
+    def pipeline_for(self, recipe: RecipeConfig) -> Pipeline:
+        """The (cached) Haystack pipeline of a recipe."""
+        if recipe not in self._pipelines:
+            self._pipelines[recipe] = build_search_pipeline(recipe, self.store, self.embedder, self.settings.rrf_k)
+        return self._pipelines[recipe]
+
+    async def search(self, query: str, recipe: RecipeConfig) -> list[SearchResult]:
+        """Run ``recipe`` for ``query`` and return up to ``recipe.limit`` results, best first."""
+        return (await self.search_with_trace(query, recipe)).results
+
+    def search_sync(self, query: str, recipe: RecipeConfig) -> SearchResponse:
+        """``search_with_trace`` for callers without an event loop."""
+        return asyncio.run(self.search_with_trace(query, recipe))
+
+    async def search_with_trace(self, query: str, recipe: RecipeConfig) -> SearchResponse:
+        """Run ``recipe`` for ``query``; return the results and the trace."""
+        if not query.strip():
+            raise RetrievalError("The query is empty. Give a question or some keywords to search for.")
+        started = time.perf_counter()
+        pipeline = self.pipeline_for(recipe)
+        method_names = [m.value for m in recipe.methods]
+        try:
+            outputs = await pipeline.run_async(
+                pipeline_inputs(recipe, query),
+                include_outputs_from={*method_names, FUSION},
+                concurrency_limit=self.concurrency_limit,
+            )
+        except PipelineRuntimeError as exc:
+            raise RetrievalError(f"Search step {exc.component_name!r} failed: {exc}") from exc
+        statuses = tuple(self._status(outputs, name) for name in method_names)
+        failures = {s.method: s.error for s in statuses if not s.ok}
+        if len(failures) == len(statuses):
+            raise AllRetrievalMethodsFailedError(failures)
+        results: list[SearchResult] = outputs[CUT]["results"]
+        trace = SearchTrace(
+            query=query,
+            recipe=recipe.name,
+            methods=statuses,
+            fused=len(outputs[FUSION]["results"]),
+            returned=len(results),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )
+        return SearchResponse(results=results, trace=trace)
+
+    @staticmethod
+    def _status(outputs: dict[str, dict[str, object]], name: str) -> MethodStatus:
+        status = outputs.get(name, {}).get("status")
+        if not isinstance(status, MethodStatus):
+            return MethodStatus(name, ok=False, count=0, elapsed_ms=0.0, error="the method did not run")
+        return status

@@ -1,0 +1,63 @@
+"""Settings from the environment and ``.env``: paths, URLs, secrets, and the ``RETRIEVAL_*`` tuning knobs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from agrag.components.errors import ConfigError
+
+
+class AgragSettings(BaseSettings):
+    """Where agrag keeps its data and how it reaches services (``AGRAG_*`` variables)."""
+
+    model_config = SettingsConfigDict(env_prefix="AGRAG_", env_file=".env", extra="ignore", frozen=True)
+
+    data_dir: Path = Field(Path(".agrag"), description="Folder of the embedded graph and vector stores.")
+    config_dir: Path | None = Field(
+        None, description="A folder of your own YAML (for example recipe/mine.yaml), searched before the built-in conf."
+    )
+    qdrant_url: str | None = Field(None, description="URL of a Qdrant server, for vector_store=qdrant.")
+    qdrant_api_key: SecretStr | None = Field(None, description="API key of that Qdrant server, if it needs one.")
+
+    @property
+    def graph_path(self) -> Path:
+        """The Kùzu database file."""
+        return self.data_dir / "graph.kuzu"
+
+    @property
+    def vectors_dir(self) -> Path:
+        """The folder of the Qdrant Edge shards."""
+        return self.data_dir / "vectors"
+
+
+class RetrievalSettings(BaseSettings):
+    """Retrieval constants that deployments tune without touching recipes (``RETRIEVAL_*`` variables)."""
+
+    model_config = SettingsConfigDict(env_prefix="RETRIEVAL_", env_file=".env", extra="ignore", frozen=True)
+
+    rrf_k: int = Field(60, ge=1, description="The k of Reciprocal Rank Fusion: 1 / (k + rank).")
+
+
+def _load(settings_type: type[BaseSettings], prefix: str) -> BaseSettings:
+    try:
+        return settings_type()
+    except ValidationError as exc:
+        problems = "; ".join(f"{prefix}{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"Invalid environment setting ({problems}). Fix the variable or your .env file.") from exc
+
+
+def load_agrag_settings() -> AgragSettings:
+    """Read ``AGRAG_*`` settings; a bad value raises ``ConfigError`` naming the variable."""
+    settings = _load(AgragSettings, "AGRAG_")
+    assert isinstance(settings, AgragSettings)
+    return settings
+
+
+def load_retrieval_settings() -> RetrievalSettings:
+    """Read ``RETRIEVAL_*`` settings; a bad value raises ``ConfigError`` naming the variable."""
+    settings = _load(RetrievalSettings, "RETRIEVAL_")
+    assert isinstance(settings, RetrievalSettings)
+    return settings

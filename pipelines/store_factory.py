@@ -1,0 +1,81 @@
+"""Opens the stores a configuration and the settings describe."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import ConfigError
+from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
+from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.vector_store import VectorCollection, VectorStore
+from agrag.pipelines.config_models import EdgeVectorStoreConfig, QdrantVectorStoreConfig, VectorStoreConfig
+from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_retrieval_settings
+
+MODEL_KEY = "embedding_model"
+DIMENSION_KEY = "embedding_dimension"
+
+
+def open_vector_store(
+    collection: VectorCollection,
+    config: VectorStoreConfig,
+    settings: AgragSettings,
+    dimension: int,
+    rrf_k: int,
+) -> VectorStore:
+    """Open one collection on the configured backend."""
+    if isinstance(config, EdgeVectorStoreConfig):
+        return QdrantEdgeVectorStore(settings.vectors_dir / collection.value, collection, dimension, rrf_k=rrf_k)
+    assert isinstance(config, QdrantVectorStoreConfig)
+    if not settings.qdrant_url:
+        raise ConfigError(
+            "vector_store=qdrant needs the server's URL: set AGRAG_QDRANT_URL (e.g. http://localhost:6333)."
+        )
+    # Only this backend needs the optional qdrant-client.
+    from agrag.components.stores.qdrant_server_vector_store import QdrantServerVectorStore  # noqa: PLC0415
+
+    api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+    return QdrantServerVectorStore(
+        collection, dimension, url=settings.qdrant_url, api_key=api_key, prefix=config.collection_prefix, rrf_k=rrf_k
+    )
+
+
+def embedding_dimension(graph: GraphStore, embedder: SentenceTransformersTextEmbedder) -> int:
+    """The vector size of this data dir, recorded at first use so later opens need not load the model.
+
+    Raises:
+        ConfigError: the data dir was built with another embedding model, whose vectors cannot be compared.
+    """
+    info = graph.info()
+    recorded = info.get(MODEL_KEY)
+    if recorded is not None and recorded != embedder.model:
+        raise ConfigError(
+            f"This data dir was built with the embedding model {recorded!r}, but embedder.model is {embedder.model!r}. "
+            f"Use embedder.model={recorded} or ingest into a new AGRAG_DATA_DIR."
+        )
+    if DIMENSION_KEY in info:
+        return int(info[DIMENSION_KEY])
+    dimension = embedder.dimension
+    graph.set_info({MODEL_KEY: embedder.model, DIMENSION_KEY: str(dimension)})
+    return dimension
+
+
+def open_knowledge_store(
+    settings: AgragSettings,
+    vector_store: VectorStoreConfig,
+    embedder: SentenceTransformersTextEmbedder,
+    retrieval: RetrievalSettings | None = None,
+) -> KnowledgeStore:
+    """Open the graph and both vector collections; if one fails to open, the ones already open are closed."""
+    rrf_k = (retrieval or load_retrieval_settings()).rrf_k
+    with ExitStack() as opened:
+        graph = KuzuGraphStore(settings.graph_path)
+        opened.callback(graph.close)
+        dimension = embedding_dimension(graph, embedder)
+        chunks = open_vector_store(VectorCollection.CHUNKS, vector_store, settings, dimension, rrf_k)
+        opened.callback(chunks.close)
+        entities = open_vector_store(VectorCollection.ENTITIES, vector_store, settings, dimension, rrf_k)
+        opened.pop_all()
+    return KnowledgeStore(graph=graph, chunks=chunks, entities=entities)

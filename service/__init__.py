@@ -1,0 +1,1 @@
+"""Entry points: the agrag command line."""

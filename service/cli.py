@@ -1,0 +1,117 @@
+"""The ``agrag`` command: ``agrag ingest FOLDER [overrides]`` and ``agrag search "QUERY" [overrides]``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from agrag.service.runtime_env import apply_offline_defaults, quiet_prefect_run_loggers
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Agentic GraphRAG: turn a folder of documents into a knowledge graph and search it.",
+)
+console = Console()
+errors = Console(stderr=True)
+
+Overrides = Annotated[
+    list[str] | None,
+    typer.Argument(help="Hydra overrides, e.g. recipe=hybrid recipe.limit=5 ingest.chunker.max_chars=800"),
+]
+
+
+def _fail(exc: Exception) -> None:
+    from agrag.components.errors import ConfigError
+
+    errors.print(f"[bold red]Error:[/bold red] {exc}", highlight=False)
+    raise typer.Exit(code=2 if isinstance(exc, ConfigError) else 1)
+
+
+@app.command()
+def ingest(
+    folder: Annotated[str, typer.Argument(help="Folder of .md, .markdown and .txt files.")],
+    overrides: Overrides = None,
+) -> None:
+    """Ingest a folder into the data dir (AGRAG_DATA_DIR, default ./.agrag). Unchanged files are skipped."""
+    from agrag.components.errors import AgragError
+
+    try:
+        from agrag.flows.ingest_flow import ingest_flow
+        from agrag.pipelines.config_loader import load_config
+        from agrag.pipelines.settings import load_agrag_settings
+        from agrag.service.console import print_ingest_report
+
+        load_config(list(overrides or []))  # a typo fails here, before Prefect starts
+        load_agrag_settings()
+        quiet_prefect_run_loggers()
+        with console.status(f"Ingesting {folder} (starting Prefect)..."):
+            report = ingest_flow(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
+    except AgragError as exc:
+        _fail(exc)
+        return
+    print_ingest_report(console, report)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="The question or keywords.")],
+    overrides: Overrides = None,
+    trace: Annotated[bool, typer.Option("--trace", help="Show what each method did.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+) -> None:
+    """Search the data dir with a recipe (default: hybrid)."""
+    from agrag.components.errors import AgragError, RetrievalError
+
+    try:
+        from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+        from agrag.pipelines.config_loader import load_config
+        from agrag.pipelines.search_engine import SearchEngine
+        from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
+        from agrag.pipelines.store_factory import open_knowledge_store
+        from agrag.service.console import results_json, results_table, trace_table
+
+        config = load_config(list(overrides or []))
+        settings = load_agrag_settings()
+        if not settings.graph_path.exists():
+            raise RetrievalError(
+                f"Nothing has been ingested into {settings.data_dir} yet. Run `agrag ingest FOLDER` first "
+                "(or set AGRAG_DATA_DIR to the data dir you ingested into)."
+            )
+        retrieval = load_retrieval_settings()
+        embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
+        with open_knowledge_store(settings, config.vector_store, embedder, retrieval) as store:
+            response = SearchEngine(store, embedder, retrieval).search_sync(query, config.recipe)
+    except AgragError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        console.print_json(results_json(response.results, response.trace if trace else None))
+        return
+    console.print(results_table(response.results, f"{query!r} with recipe {config.recipe.name}"))
+    if trace:
+        console.print(trace_table(response.trace))
+
+
+@app.command("show-config")
+def show_config(overrides: Overrides = None) -> None:
+    """Print the configuration that the overrides compose to, after validation."""
+    from agrag.components.errors import AgragError
+
+    try:
+        from agrag.pipelines.config_loader import load_config
+
+        config = load_config(list(overrides or []))
+    except AgragError as exc:
+        _fail(exc)
+        return
+    console.print_json(config.model_dump_json())
+
+
+def main() -> None:
+    """Entry point of the ``agrag`` console script."""
+    apply_offline_defaults()
+    app()

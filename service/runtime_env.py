@@ -1,0 +1,32 @@
+"""Environment defaults the CLI sets before Haystack, Prefect or transformers are imported."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+OFFLINE_DEFAULTS = {
+    "HAYSTACK_TELEMETRY_ENABLED": "False",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "DO_NOT_TRACK": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    # Prefect's local server takes 8-13 s to start on a small machine; its default timeout is too short.
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+}
+
+
+def apply_offline_defaults() -> None:
+    """Set each default unless the user already set that variable: agrag never phones home and needs no hub."""
+    for key, value in OFFLINE_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+
+
+def quiet_prefect_run_loggers() -> None:
+    """The CLI explains agrag's own errors itself; Prefect's copy of the traceback would only bury that message."""
+    for name in ("prefect.flow_runs", "prefect.task_runs"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
