@@ -15,7 +15,7 @@ from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.flows.ingest_report import IngestReport
 
-LABEL_WIDTH = 48
+LABEL_WIDTH = 40
 
 
 def item_label(result: SearchResult) -> str:
@@ -24,7 +24,9 @@ def item_label(result: SearchResult) -> str:
     if isinstance(item, Entity):
         return item.name
     if isinstance(item, Chunk):
-        return " ".join(item.text.split())[:LABEL_WIDTH]
+        lines = item.text.splitlines()
+        body = lines[1:] if len(lines) > 1 and lines[0].startswith("#") else lines  # the source column has headings
+        return " ".join(" ".join(body).split())[:LABEL_WIDTH]
     return item.id
 
 

@@ -1,0 +1,57 @@
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.entity import entity_id_for
+from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor
+
+
+def chunk(text: str, cid: str = "c1") -> Chunk:
+    return Chunk(cid, "d", "v", text, ("T",), 0, 0, len(text))
+
+
+def names(text: str) -> set[str]:
+    extraction = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"]
+    return {e.name for e in extraction.entities}
+
+
+def test_finds_multi_word_proper_nouns_and_acronyms() -> None:
+    found = names("Maria Chen wrote the Orion Planner. It reads SLAM maps over the CAN bus.")
+    assert {"Maria Chen", "Orion Planner", "SLAM", "CAN"} <= found
+
+
+def test_ignores_sentence_openers_and_leading_articles() -> None:
+    found = names("The Orion Planner is fast. Routes are short. However, it waits.")
+    assert found == {"Orion Planner"}
+
+
+def test_single_capitalized_word_at_sentence_start_counts_when_seen_inside_a_sentence() -> None:
+    assert "Lyon" in names("Lyon had an outage. The site in Lyon recovered.")
+    assert "Replanning" not in names("Replanning is expensive.")
+
+
+def test_table_rows_are_read_cell_by_cell() -> None:
+    found = names("| Component | Owner |\n| --- | --- |\n| Orion Planner | Maria Chen |")
+    assert found == {"Orion Planner", "Maria Chen"}
+
+
+def test_co_occurring_entities_give_a_relation_with_its_supporting_chunk() -> None:
+    extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen wrote the Orion Planner.", "c7")])["extraction"]
+    (relation,) = extraction.relations
+    assert {relation.source_id, relation.target_id} == {entity_id_for("Maria Chen"), entity_id_for("Orion Planner")}
+    assert relation.chunk_ids == ("c7",)
+    assert relation.type == "RELATED_TO"
+    assert "wrote" in relation.description
+
+
+def test_mentions_count_occurrences_per_chunk() -> None:
+    extraction = LexicalEntityExtractor().run(chunks=[chunk("Vega Perception is new. Vega Perception is fast.")])[
+        "extraction"
+    ]
+    assert [(m.entity_id, m.count) for m in extraction.mentions] == [(entity_id_for("Vega Perception"), 2)]
+
+
+def test_headings_are_not_extracted() -> None:
+    assert names("## Design Notes\n\nNothing named here.") == set()
+
+
+def test_labels_tell_acronyms_from_names() -> None:
+    extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen maintains the ROS node.")])["extraction"]
+    assert {(e.name, e.label) for e in extraction.entities} == {("Maria Chen", "Name"), ("ROS", "Acronym")}

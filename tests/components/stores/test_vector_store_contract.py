@@ -1,0 +1,124 @@
+"""One contract, two backends: Qdrant Edge (embedded) and qdrant-client (local mode, as for a server)."""
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.qdrant_server_vector_store import QdrantServerVectorStore
+from agrag.components.stores.vector_store import (
+    CURRENT,
+    STATUS_FIELD,
+    SUPERSEDED,
+    PayloadFilter,
+    VectorCollection,
+    VectorPoint,
+    VectorStore,
+)
+
+DIM = 4
+Opener = Callable[[Path], VectorStore]
+
+BACKENDS: dict[str, Opener] = {
+    "edge": lambda path: QdrantEdgeVectorStore(path / "edge", VectorCollection.CHUNKS, DIM),
+    "qdrant-client": lambda path: QdrantServerVectorStore(VectorCollection.CHUNKS, DIM, path=path / "local"),
+}
+
+POINTS = [
+    VectorPoint(
+        "orion", [1.0, 0.0, 0.0, 0.0], "Maria Chen wrote the Orion Planner", {STATUS_FIELD: CURRENT, "doc": "a"}
+    ),
+    VectorPoint(
+        "vega", [0.0, 1.0, 0.0, 0.0], "Vega Perception fuses lidar and camera", {STATUS_FIELD: CURRENT, "doc": "b"}
+    ),
+    VectorPoint(
+        "atlas", [0.0, 0.0, 1.0, 0.0], "Atlas Controller runs the PID loops", {STATUS_FIELD: CURRENT, "doc": "b"}
+    ),
+    VectorPoint("beacon", [0.7, 0.7, 0.0, 0.0], "Beacon Telemetry ships metrics", {STATUS_FIELD: CURRENT, "doc": "c"}),
+]
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def opener(request: pytest.FixtureRequest) -> Opener:
+    return BACKENDS[request.param]
+
+
+@pytest.fixture
+def store(opener: Opener, tmp_path: Path) -> Iterator[VectorStore]:
+    opened = opener(tmp_path)
+    opened.upsert(POINTS)
+    yield opened
+    opened.close()
+
+
+def test_dense_leg_ranks_the_nearest_vector_first(store: VectorStore) -> None:
+    hits = store.query([0.0, 0.0, 1.0, 0.0], "zzz", limit=2)
+    assert hits[0].id == "atlas"
+    assert hits[0].payload["doc"] == "b"
+
+
+def test_keyword_leg_finds_a_word_the_dense_leg_misses(store: VectorStore) -> None:
+    # The query vector points at "orion"; only the BM25 leg knows which point says "lidar".
+    hits = store.query([1.0, 0.0, 0.0, 0.0], "lidar", limit=2)
+    assert {h.id for h in hits} == {"orion", "vega"}
+
+
+def test_filter_matches_exact_values_and_any_of(store: VectorStore) -> None:
+    only_b = store.query([1.0, 0.0, 0.0, 0.0], "robot", limit=10, payload_filter=PayloadFilter((("doc", "b"),)))
+    assert {h.id for h in only_b} == {"vega", "atlas"}
+    any_of = store.query([1.0, 0.0, 0.0, 0.0], "robot", limit=10, payload_filter=PayloadFilter((("doc", ("a", "c")),)))
+    assert {h.id for h in any_of} == {"orion", "beacon"}
+
+
+def test_set_payload_marks_points_superseded(store: VectorStore) -> None:
+    store.set_payload(["orion"], {STATUS_FIELD: SUPERSEDED})
+    current = store.query(
+        [1.0, 0.0, 0.0, 0.0], "Orion", limit=10, payload_filter=PayloadFilter(((STATUS_FIELD, CURRENT),))
+    )
+    assert "orion" not in {h.id for h in current}
+    assert len(current) == 3
+
+
+def test_upsert_is_idempotent_and_existing_ids_are_reported(store: VectorStore) -> None:
+    store.upsert(POINTS)
+    assert store.count() == len(POINTS)
+    assert store.existing_ids(["orion", "missing"]) == {"orion"}
+    assert store.existing_ids([]) == set()
+
+
+def test_limit_is_respected(store: VectorStore) -> None:
+    assert len(store.query([0.5, 0.5, 0.5, 0.5], "the", limit=3)) == 3
+
+
+def test_data_survives_reopening(opener: Opener, tmp_path: Path) -> None:
+    first = opener(tmp_path)
+    first.upsert(POINTS)
+    first.close()
+    again = opener(tmp_path)
+    try:
+        assert again.count() == len(POINTS)
+        assert again.query([0.0, 1.0, 0.0, 0.0], "camera", limit=1)[0].id == "vega"
+    finally:
+        again.close()
+
+
+def test_both_backends_rank_alike(tmp_path: Path) -> None:
+    rankings = []
+    for name, opener in sorted(BACKENDS.items()):
+        store = opener(tmp_path / name)
+        store.upsert(POINTS)
+        rankings.append([h.id for h in store.query([0.6, 0.4, 0.1, 0.0], "Orion Planner metrics", limit=4)])
+        store.close()
+    assert rankings[0] == rankings[1]
+
+
+def test_edge_shard_open_twice_is_a_clear_store_error(tmp_path: Path) -> None:
+    from agrag.components.errors import StoreLockedError
+
+    first = QdrantEdgeVectorStore(tmp_path / "shard", VectorCollection.CHUNKS, DIM)
+    try:
+        with pytest.raises(StoreLockedError, match="AGRAG_DATA_DIR"):
+            QdrantEdgeVectorStore(tmp_path / "shard", VectorCollection.CHUNKS, DIM)
+    finally:
+        first.close()

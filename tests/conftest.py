@@ -1,0 +1,63 @@
+"""Shared fixtures: offline environment, a hermetic working directory, the real embedder, one Prefect harness."""
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+# Before Haystack, Prefect or transformers are imported by any test module.
+_PREFECT_HOME = tempfile.mkdtemp(prefix="agrag-prefect-")
+for _key, _value in {
+    "HAYSTACK_TELEMETRY_ENABLED": "False",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TOKENIZERS_PARALLELISM": "false",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_HOME": _PREFECT_HOME,
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+}.items():
+    os.environ[_key] = _value
+
+import pytest  # noqa: E402
+
+from agrag.components.embedders.sentence_transformers_text_embedder import (  # noqa: E402
+    SentenceTransformersTextEmbedder,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples" / "acme_notes"
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every test runs in its own empty folder, with no AGRAG_/RETRIEVAL_ variables of the developer's."""
+    for key in list(os.environ):
+        if key.startswith(("AGRAG_", "RETRIEVAL_")):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformersTextEmbedder:
+    """The bundled all-MiniLM-L6-v2, loaded once for the session."""
+    model = SentenceTransformersTextEmbedder()
+    model.warm_up()
+    return model
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    """One temporary Prefect server for every flow test (it takes seconds to start)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=90):
+        yield
+
+
+@pytest.fixture
+def examples() -> Path:
+    """The example corpus shipped in examples/acme_notes."""
+    return EXAMPLES

@@ -1,0 +1,91 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.document import content_version, document_id_for
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import ConfigError
+from agrag.flows import ingest_tasks
+from agrag.flows.ingest_flow import ingest_flow
+from agrag.pipelines.config_loader import load_config
+from agrag.pipelines.search_engine import SearchEngine
+from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
+from agrag.pipelines.store_factory import open_knowledge_store
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, examples: Path) -> Path:
+    folder = tmp_path / "notes"
+    shutil.copytree(examples, folder)
+    return folder
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "data"
+    monkeypatch.setenv("AGRAG_DATA_DIR", str(path))
+    return path
+
+
+def test_ingest_then_rerun_writes_nothing_new(prefect_harness: None, corpus: Path, data_dir: Path) -> None:
+    first = ingest_flow(str(corpus))
+    assert first.documents_ingested == first.documents_seen == 6
+    assert first.failures == ()
+    counts = first.counts
+    assert counts["Document"] == 6
+    assert counts["Chunk"] == counts["chunk_vectors"] == first.chunks_written > 40
+    assert counts["Entity"] == counts["entity_vectors"] == first.entities_new > 20
+    assert counts["RELATED"] > 20 and counts["MENTIONS"] > counts["Entity"]
+    assert counts["PARENT"] > 0 and counts["NEXT"] == counts["Chunk"] - counts["Document"]
+    assert set(first.stage_seconds) == {"load", "select-changed", "chunk", "extract", "resolve", "embed", "write"}
+
+    second = ingest_flow(str(corpus))
+    assert second.counts == counts
+    assert (second.documents_ingested, second.documents_unchanged, second.chunks_written) == (0, 6, 0)
+    assert set(second.stage_seconds) == {"load", "select-changed"}
+    assert second.seconds < first.seconds
+
+
+def test_a_changed_file_supersedes_its_old_chunks(
+    prefect_harness: None, corpus: Path, data_dir: Path, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    first = ingest_flow(str(corpus))
+    team = corpus / "team.md"
+    team.write_text(team.read_text(encoding="utf-8") + "\n## Visitors\n\nZelda Quartermain visits in May.\n")
+    second = ingest_flow(str(corpus))
+    assert (second.documents_ingested, second.documents_unchanged) == (1, 5)
+    assert second.chunks_superseded > 0
+    assert second.counts["Document"] == 6
+    assert second.counts["Chunk"] == first.counts["Chunk"] + second.chunks_written
+    assert second.entities_new >= 1
+
+    config = load_config()
+    team_id, version = document_id_for("team.md"), content_version(team.read_text(encoding="utf-8"))
+    with open_knowledge_store(load_agrag_settings(), config.vector_store, embedder) as store:
+        assert store.graph.document_versions([team_id]) == {team_id: version}
+        results = (
+            SearchEngine(store, embedder, load_retrieval_settings())
+            .search_sync("Component Ownership table", config.recipe.model_copy(update={"limit": 20}))
+            .results
+        )
+    team_chunks = [r.item for r in results if isinstance(r.item, Chunk) and r.item.document_id == team_id]
+    assert team_chunks and all(c.document_version == version for c in team_chunks), "only the current version"
+
+
+def test_a_bad_override_stops_before_any_store_is_touched(prefect_harness: None, corpus: Path, data_dir: Path) -> None:
+    with pytest.raises(ConfigError, match=r"ingest\.chunker\.max_chrs"):
+        ingest_flow(str(corpus), ["ingest.chunker.max_chrs=10"])
+    assert not data_dir.exists()
+
+
+def test_task_logic_runs_without_prefect(corpus: Path) -> None:
+    config = load_config()
+    documents, failures = ingest_tasks.load_documents.fn(str(corpus), config.ingest)
+    chunks = ingest_tasks.chunk_documents.fn(documents, config.ingest)
+    extraction = ingest_tasks.resolve_entities.fn(ingest_tasks.extract_entities.fn(chunks, config.ingest))
+    assert failures == [] and len(documents) == 6
+    names = {e.name for e in extraction.entities}
+    assert {"Maria Chen", "Orion Planner", "Vega Perception", "Atlas Controller", "SLAM"} <= names
+    assert ingest_tasks.chunk_embedding_text(chunks[1]).startswith(chunks[1].title)

@@ -1,0 +1,81 @@
+from pathlib import Path
+
+import pytest
+
+from agrag.components.errors import ConfigError, UnknownConfigChoiceError, UnknownRecipeMethodError
+from agrag.pipelines.config_loader import load_config, packaged_conf_dir
+from agrag.pipelines.config_models import EdgeVectorStoreConfig, QdrantVectorStoreConfig, RetrievalMethod
+from agrag.pipelines.recipes import load_recipe
+
+
+def user_recipe(tmp_path: Path, name: str, body: str) -> Path:
+    conf = tmp_path / "myconf"
+    (conf / "recipe").mkdir(parents=True, exist_ok=True)
+    (conf / "recipe" / f"{name}.yaml").write_text(body, encoding="utf-8")
+    return conf
+
+
+def test_default_composition_is_the_hybrid_recipe_on_the_embedded_store() -> None:
+    config = load_config()
+    assert config.recipe.name == "hybrid"
+    assert config.recipe.methods == (RetrievalMethod.ENTITY, RetrievalMethod.CHUNK)
+    assert config.recipe.limit == 10
+    assert isinstance(config.vector_store, EdgeVectorStoreConfig)
+    assert config.embedder.model == "all-MiniLM-L6-v2"
+
+
+def test_overrides_change_values_and_pick_group_options() -> None:
+    config = load_config(["recipe.limit=3", "vector_store=qdrant", "ingest.chunker.max_chars=800"])
+    assert config.recipe.limit == 3
+    assert isinstance(config.vector_store, QdrantVectorStoreConfig)
+    assert config.ingest.chunker.max_chars == 800
+
+
+def test_an_unknown_recipe_names_the_valid_choices() -> None:
+    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: hybrid") as info:
+        load_config(["recipe=nonexistent"])
+    assert info.value.valid == ["hybrid"]
+
+
+def test_a_misspelled_override_key_names_the_valid_keys() -> None:
+    with pytest.raises(ConfigError, match=r"recipe\.limt is not a setting.*limit, methods"):
+        load_config(["recipe.limt=3"])
+
+
+def test_a_typo_inside_a_recipe_file_names_the_key(tmp_path: Path) -> None:
+    conf = user_recipe(tmp_path, "mine", "methods: [chunk]\nlimt: 5\n")
+    with pytest.raises(ConfigError, match=r"recipe\.limt: unknown key \(valid keys here: .*limit"):
+        load_config(["recipe=mine"], user_dir=conf)
+
+
+def test_a_value_of_the_wrong_type_says_what_it_got() -> None:
+    with pytest.raises(ConfigError, match=r"recipe\.limit: .*integer.*'many'"):
+        load_config(["recipe.limit=many"])
+
+
+def test_an_unknown_method_raises_the_typed_error_with_valid_methods(tmp_path: Path) -> None:
+    conf = user_recipe(tmp_path, "bad", "methods: [entity, graph_walk]\n")
+    with pytest.raises(UnknownRecipeMethodError, match=r"'graph_walk'.*Valid methods: chunk, entity"):
+        load_config(["recipe=bad"], user_dir=conf)
+
+
+def test_a_users_recipe_folder_adds_recipes_without_code(tmp_path: Path) -> None:
+    conf = user_recipe(tmp_path, "mine", "methods: [chunk]\nlimit: 4\n")
+    recipe = load_config(["recipe=mine"], user_dir=conf).recipe
+    assert (recipe.name, recipe.methods, recipe.limit) == ("mine", (RetrievalMethod.CHUNK,), 4)
+    assert load_config(["recipe=hybrid"], user_dir=conf).recipe.name == "hybrid", "built-ins stay available"
+
+
+def test_conf_in_the_working_directory_is_searched(tmp_path: Path) -> None:
+    user_recipe(tmp_path, "local", "methods: [entity]\n")
+    (tmp_path / "myconf").rename(tmp_path / "conf")
+    assert load_config(["recipe=local"]).recipe.methods == (RetrievalMethod.ENTITY,)
+
+
+def test_presets_load_from_the_packaged_yaml() -> None:
+    from agrag.pipelines import recipes
+
+    assert load_recipe("hybrid") == recipes.HYBRID
+    assert (packaged_conf_dir() / "recipe" / "hybrid.yaml").is_file()
+    with pytest.raises(AttributeError):
+        _ = recipes.NOT_A_PRESET

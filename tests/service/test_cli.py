@@ -1,0 +1,87 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agrag.service.cli import app
+
+AGRAG = str(Path(sys.executable).with_name("agrag"))
+
+
+def run_agrag(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([AGRAG, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300, check=False)
+
+
+@pytest.mark.slow
+def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
+    env = {
+        **os.environ,
+        "AGRAG_DATA_DIR": str(tmp_path / "data"),
+        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "COLUMNS": "200",
+    }
+    env.pop("PREFECT_API_URL", None)  # the CLI runs Prefect on its own, as a user's shell would
+
+    first = run_agrag("ingest", str(examples), env=env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "6 files read, 6 new or changed" in first.stdout
+    second = run_agrag("ingest", str(examples), env=env, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "0 new or changed, 6 unchanged" in second.stdout
+    assert first.stdout.split("store now holds")[1] == second.stdout.split("store now holds")[1]
+
+    found = run_agrag("search", "Who wrote the Orion Planner?", "--json", env=env, cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    results = json.loads(found.stdout)["results"]
+    assert len(results) == 10
+    assert {"Entity", "Chunk"} <= {r["type"] for r in results}
+    assert any(r["type"] == "Entity" and r["item"]["name"] == "Orion Planner" for r in results[:3])
+    assert any(r["type"] == "Chunk" and "Maria Chen wrote the Orion Planner" in r["item"]["text"] for r in results[:3])
+
+    three = run_agrag(
+        "search", "Who wrote the Orion Planner?", "recipe.limit=3", "--trace", "--json", env=env, cwd=tmp_path
+    )
+    assert three.returncode == 0, three.stderr
+    payload = json.loads(three.stdout)
+    assert len(payload["results"]) == 3
+    assert [m["method"] for m in payload["trace"]["methods"]] == ["entity", "chunk"]
+
+
+def test_search_before_ingest_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGRAG_DATA_DIR", str(tmp_path / "empty"))
+    result = CliRunner().invoke(app, ["search", "anything"])
+    assert result.exit_code == 1
+    assert "agrag ingest" in result.output
+    assert not (tmp_path / "empty").exists()
+
+
+def test_unknown_recipe_exits_non_zero_naming_the_choices() -> None:
+    result = CliRunner().invoke(app, ["search", "anything", "recipe=nonexistent"])
+    assert result.exit_code == 2
+    assert "no recipe named 'nonexistent'" in result.output
+    assert "Valid choices: hybrid" in result.output
+
+
+def test_recipe_with_unknown_method_exits_non_zero_naming_the_methods(tmp_path: Path) -> None:
+    (tmp_path / "conf" / "recipe").mkdir(parents=True)
+    (tmp_path / "conf" / "recipe" / "broken.yaml").write_text("methods: [entity, pagerank]\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["search", "anything", "recipe=broken"])
+    assert result.exit_code == 2
+    assert "Unknown retrieval method 'pagerank'" in result.output
+    assert "Valid methods: chunk, entity" in result.output
+
+
+def test_ingest_with_a_typo_fails_before_starting_prefect(tmp_path: Path, examples: Path) -> None:
+    result = CliRunner().invoke(app, ["ingest", str(examples), "ingest.chunker.max_char=5"])
+    assert result.exit_code == 2
+    assert "ingest.chunker.max_char is not a setting" in result.output
+
+
+def test_show_config_prints_the_validated_composition() -> None:
+    result = CliRunner().invoke(app, ["show-config", "recipe.limit=4"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["recipe"]["limit"] == 4
