@@ -74,7 +74,7 @@ def _finish(report: IngestReport, clock: _StageClock, store: KnowledgeStore) -> 
     return replace(report, stage_seconds=dict(clock.seconds), counts=store.counts())
 
 
-@flow(name="agrag-ingest", log_prints=True)
+@flow(name="agrag-ingest")
 def ingest_flow(folder: str, overrides: Sequence[str] = (), progress_bar: bool = False) -> IngestReport:
     """Ingest ``folder`` into the data dir of ``AGRAG_DATA_DIR``.
 

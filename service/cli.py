@@ -46,10 +46,10 @@ def ingest(
         from agrag.service.console import print_ingest_report
 
         load_config(list(overrides or []))  # a typo fails here, before Prefect starts
-        load_agrag_settings()
         quiet_prefect_run_loggers()
-        with console.status(f"Ingesting {folder} (starting Prefect)..."):
-            report = ingest_flow(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
+        settings = load_agrag_settings()
+        console.print(f"Ingesting {folder} into {settings.data_dir} (Prefect is starting; this takes a few seconds)")
+        report = ingest_flow(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
     except AgragError as exc:
         _fail(exc)
         return

@@ -106,6 +106,8 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
         f"{report.documents_ingested} new or changed, {report.documents_unchanged} unchanged, "
         f"{len(report.failures)} failed."
     )
+    if not report.documents_seen and not report.failures:
+        console.print(f"[yellow]No .md, .markdown or .txt files were found under {report.folder}.[/yellow]")
     stages = Table(title="this run", title_justify="left")
     stages.add_column("stage")
     stages.add_column("seconds", justify="right")

@@ -79,3 +79,13 @@ def test_presets_load_from_the_packaged_yaml() -> None:
     assert (packaged_conf_dir() / "recipe" / "hybrid.yaml").is_file()
     with pytest.raises(AttributeError):
         _ = recipes.NOT_A_PRESET
+
+
+def test_the_qdrant_backend_without_a_url_says_which_variable_to_set(tmp_path: Path) -> None:
+    from agrag.components.stores.vector_store import VectorCollection
+    from agrag.pipelines.settings import AgragSettings
+    from agrag.pipelines.store_factory import open_vector_store
+
+    config = load_config(["vector_store=qdrant"])
+    with pytest.raises(ConfigError, match="AGRAG_QDRANT_URL"):
+        open_vector_store(VectorCollection.CHUNKS, config.vector_store, AgragSettings(data_dir=tmp_path), 384, 60)

@@ -2,6 +2,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,10 +27,14 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     }
     env.pop("PREFECT_API_URL", None)  # the CLI runs Prefect on its own, as a user's shell would
 
+    started = time.perf_counter()
     first = run_agrag("ingest", str(examples), env=env, cwd=tmp_path)
+    first_seconds = time.perf_counter() - started
     assert first.returncode == 0, first.stderr
     assert "6 files read, 6 new or changed" in first.stdout
+    started = time.perf_counter()
     second = run_agrag("ingest", str(examples), env=env, cwd=tmp_path)
+    assert time.perf_counter() - started < first_seconds, "nothing changed, so the second run does less"
     assert second.returncode == 0, second.stderr
     assert "0 new or changed, 6 unchanged" in second.stdout
     assert first.stdout.split("store now holds")[1] == second.stdout.split("store now holds")[1]
