@@ -25,11 +25,12 @@ def _code_packages() -> tuple[list[str], dict[str, str]]:
 
 
 packages, package_dir = _code_packages()
+# conf/ holds YAML only: each folder is a data-only package (agrag.conf, agrag.conf.recipe, ...).
+conf_packages = ["agrag.conf"] + [f"agrag.conf.{d.name}" for d in sorted((ROOT / "conf").iterdir()) if d.is_dir()]
 package_dir["agrag.conf"] = "conf"
-packages.append("agrag.conf")
 
 setup(
-    packages=packages,
+    packages=packages + conf_packages,
     package_dir=package_dir,
-    package_data={**{p: ["py.typed"] for p in packages}, "agrag.conf": ["*.yaml", "*/*.yaml"]},
+    package_data={**{p: ["py.typed"] for p in packages}, **{p: ["*.yaml"] for p in conf_packages}},
 )

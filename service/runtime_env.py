@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 
 OFFLINE_DEFAULTS = {
     "HAYSTACK_TELEMETRY_ENABLED": "False",
@@ -24,6 +25,18 @@ def apply_offline_defaults() -> None:
     """Set each default unless the user already set that variable: agrag never phones home and needs no hub."""
     for key, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(key, value)
+    ensure_prefect_home()
+
+
+def ensure_prefect_home() -> None:
+    """Create ``PREFECT_HOME`` if it is set and missing.
+
+    Prefect does not create missing parent folders: its local server then never starts, and the run fails only after
+    the whole startup timeout with a message about connecting.
+    """
+    home = os.environ.get("PREFECT_HOME")
+    if home:
+        Path(home).expanduser().mkdir(parents=True, exist_ok=True)
 
 
 def quiet_prefect_run_loggers() -> None:

@@ -90,3 +90,11 @@ def test_show_config_prints_the_validated_composition() -> None:
     result = CliRunner().invoke(app, ["show-config", "recipe.limit=4"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["recipe"]["limit"] == 4
+
+
+def test_prefect_home_is_created_with_its_parents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agrag.service.runtime_env import ensure_prefect_home
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "a" / "b" / "prefect"))
+    ensure_prefect_home()
+    assert (tmp_path / "a" / "b" / "prefect").is_dir()
