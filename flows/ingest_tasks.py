@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -114,18 +116,13 @@ def write_stores(
     chunks of older versions marked superseded.
     """
     chunk_points, entity_points = points
-    by_document: dict[str, list[Chunk]] = {}
-    for chunk in chunks:
-        by_document.setdefault(chunk.document_id, []).append(chunk)
-    superseded: list[str] = []
-    for loaded in documents:
-        superseded += store.graph.write_chunks(loaded.document, by_document.get(loaded.document.id, []))
+    superseded = store.graph.write_chunks([d.document for d in documents], chunks)
     store.chunks.upsert(chunk_points)
     store.chunks.set_payload(superseded, {STATUS_FIELD: SUPERSEDED})
     store.graph.upsert_entities(extraction.entities)
     store.entities.upsert(entity_points)
     store.graph.upsert_mentions(extraction.mentions)
     store.graph.upsert_relations(extraction.relations)
-    for loaded in documents:
-        store.graph.commit_document(loaded.document, len(by_document.get(loaded.document.id, [])))
+    chunk_counts = Counter(c.document_id for c in chunks)
+    store.graph.commit_documents([(d.document, chunk_counts[d.document.id]) for d in documents])
     return len(superseded)

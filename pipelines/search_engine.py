@@ -60,7 +60,9 @@ class SearchEngine:
     def pipeline_for(self, recipe: RecipeConfig) -> Pipeline:
         """The (cached) Haystack pipeline of a recipe."""
         if recipe not in self._pipelines:
-            self._pipelines[recipe] = build_search_pipeline(recipe, self.store, self.embedder, self.settings.rrf_k)
+            pipeline = build_search_pipeline(recipe, self.store, self.embedder, self.settings.rrf_k)
+            pipeline.warm_up()  # load models now, so a trace times the search and not the model load
+            self._pipelines[recipe] = pipeline
         return self._pipelines[recipe]
 
     async def search(self, query: str, recipe: RecipeConfig) -> list[SearchResult]:
@@ -75,8 +77,8 @@ class SearchEngine:
         """Run ``recipe`` for ``query``; return the results and the trace."""
         if not query.strip():
             raise RetrievalError("The query is empty. Give a question or some keywords to search for.")
-        started = time.perf_counter()
         pipeline = self.pipeline_for(recipe)
+        started = time.perf_counter()
         method_names = [m.value for m in recipe.methods]
         try:
             outputs = await pipeline.run_async(

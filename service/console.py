@@ -15,7 +15,7 @@ from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.flows.ingest_report import IngestReport
 
-LABEL_WIDTH = 40
+LABEL_WIDTH = 44
 
 
 def item_label(result: SearchResult) -> str:
@@ -26,7 +26,7 @@ def item_label(result: SearchResult) -> str:
     if isinstance(item, Chunk):
         lines = item.text.splitlines()
         body = lines[1:] if len(lines) > 1 and lines[0].startswith("#") else lines  # the source column has headings
-        return " ".join(" ".join(body).split())[:LABEL_WIDTH]
+        return " ".join(" ".join(body).split())[: LABEL_WIDTH * 2]
     return item.id
 
 
@@ -43,15 +43,12 @@ def item_source(result: SearchResult) -> str:
 def results_table(results: list[SearchResult], title: str) -> Table:
     """The ranked results as a table: method, score, item type, label, source."""
     table = Table(title=title, title_justify="left")
-    for column, justify in (
-        ("#", "right"),
-        ("method", "left"),
-        ("score", "right"),
-        ("type", "left"),
-        ("label", "left"),
-        ("source", "left"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("#", justify="right")
+    table.add_column("method")
+    table.add_column("score", justify="right")
+    table.add_column("type")
+    table.add_column("label", no_wrap=True, overflow="ellipsis", max_width=LABEL_WIDTH)
+    table.add_column("source")
     for rank, result in enumerate(results, start=1):
         table.add_row(
             str(rank),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agrag.components.data_models.immutable import Immutable
+
 
 def chunk_id_for(document_id: str, version: str, order: int) -> str:
     """Return the id of the ``order``-th chunk of one document version; it names the version, so it never moves."""
@@ -11,7 +13,7 @@ def chunk_id_for(document_id: str, version: str, order: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(Immutable):
     """A passage of source text.
 
     ``text`` is exactly ``version_text[start:end]`` of its document version, so every chunk can be traced back to

@@ -7,6 +7,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agrag.components.data_models.immutable import Immutable
+
 _LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
 _NON_WORD = re.compile(r"[^\w]+")
 
@@ -24,7 +26,7 @@ def entity_id_for(name: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Entity:
+class Entity(Immutable):
     """A named thing: a person, a component, an acronym.
 
     Attributes:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agrag.components.data_models.immutable import Immutable
+
 
 @dataclass(frozen=True, slots=True)
-class MethodStatus:
+class MethodStatus(Immutable):
     """Outcome of one method in one search.
 
     Attributes:

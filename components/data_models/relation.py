@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from agrag.components.data_models.immutable import Immutable
+
 
 def relation_id_for(source_id: str, target_id: str, relation_type: str) -> str:
     """Return the id of the relation of this type between these two entities."""
@@ -13,7 +15,7 @@ def relation_id_for(source_id: str, target_id: str, relation_type: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Relation:
+class Relation(Immutable):
     """A typed edge between two entities.
 
     Attributes:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.immutable import Immutable
 from agrag.components.data_models.relation import Relation
 
 SearchItem = Entity | Chunk | Relation
@@ -17,7 +18,7 @@ def item_key(item: SearchItem) -> tuple[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class SearchResult:
+class SearchResult(Immutable):
     """One item of a ranked result list.
 
     Attributes:

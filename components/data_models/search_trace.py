@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agrag.components.data_models.immutable import Immutable
 from agrag.components.data_models.method_status import MethodStatus
 
 
 @dataclass(frozen=True, slots=True)
-class SearchTrace:
+class SearchTrace(Immutable):
     """Per-method outcome and timings of one search.
 
     Attributes:

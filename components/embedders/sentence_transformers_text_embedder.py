@@ -9,6 +9,7 @@ from typing import Any
 
 from haystack import component
 
+from agrag.components.data_models.embedding import Embedding
 from agrag.components.errors import EmbeddingError
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -60,7 +61,7 @@ class SentenceTransformersTextEmbedder:
         ```python
         embedder = SentenceTransformersTextEmbedder()
         embedder.warm_up()
-        vector = embedder.run(text="Who wrote the Orion Planner?")["embedding"]
+        vector = embedder.run(text="Who wrote the Orion Planner?")["embedding"].values
         ```
     """
 
@@ -89,17 +90,17 @@ class SentenceTransformersTextEmbedder:
             get_dimension = self._model.get_sentence_embedding_dimension
         return int(get_dimension())
 
-    @component.output_types(embedding=list[float])
-    def run(self, text: str) -> dict[str, list[float]]:
+    @component.output_types(embedding=Embedding)
+    def run(self, text: str) -> dict[str, Embedding]:
         """Embed one query text.
 
         Args:
             text: The query.
 
         Returns:
-            ``{"embedding": [...]}``.
+            ``{"embedding": Embedding(...)}``.
         """
-        return {"embedding": self.embed_batch([text])[0]}
+        return {"embedding": Embedding(tuple(self.embed_batch([text])[0]))}
 
     def embed_batch(self, texts: Sequence[str], progress_bar: bool | None = None) -> list[list[float]]:
         """Embed many texts in batches; shows a progress bar when asked."""

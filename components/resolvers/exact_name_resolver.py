@@ -42,12 +42,13 @@ class ExactNameResolver:
         for mention in extraction.mentions:
             mention_counts[(mention.chunk_id, mention.entity_id)] += mention.count
         mentions = tuple(Mention(c, e, n) for (c, e), n in mention_counts.items())
-        merged: dict[str, Relation] = {}
+        first: dict[str, Relation] = {}
+        support: dict[str, set[str]] = defaultdict(set)
         for rel in extraction.relations:
-            known = merged.get(rel.id)
-            if known is None:
-                merged[rel.id] = rel
-            else:
-                support = tuple(sorted(set(known.chunk_ids) | set(rel.chunk_ids)))
-                merged[rel.id] = Relation(rel.id, rel.source_id, rel.target_id, rel.type, support, known.description)
-        return {"extraction": Extraction(entities, mentions, tuple(merged.values()))}
+            first.setdefault(rel.id, rel)
+            support[rel.id].update(rel.chunk_ids)
+        relations = tuple(
+            Relation(r.id, r.source_id, r.target_id, r.type, tuple(sorted(support[r.id])), r.description)
+            for r in first.values()
+        )
+        return {"extraction": Extraction(entities, mentions, relations)}

@@ -7,6 +7,7 @@ from typing import Any
 from haystack import component
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.guarded_run import guarded_run
@@ -51,7 +52,7 @@ class QdrantChunkRetriever:
         self.method = method
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, query: str, query_embedding: list[float], top_k: int | None = None) -> dict[str, object]:
+    def run(self, query: str, query_embedding: Embedding, top_k: int | None = None) -> dict[str, object]:
         """Search chunks for ``query``.
 
         Returns:
@@ -60,7 +61,7 @@ class QdrantChunkRetriever:
         limit = top_k or self.top_k
 
         def search() -> list[SearchResult]:
-            hits = self.store.query(query_embedding, query, limit, CURRENT_ONLY)
+            hits = self.store.query(query_embedding.values, query, limit, CURRENT_ONLY)
             return [SearchResult(chunk_from_payload(h), h.score, self.method, (self.method,)) for h in hits]
 
         return guarded_run(self.method, search)

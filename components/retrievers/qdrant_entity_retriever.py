@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from haystack import component
 
+from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
@@ -40,7 +41,7 @@ class QdrantEntityRetriever:
         self.method = method
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, query: str, query_embedding: list[float], top_k: int | None = None) -> dict[str, object]:
+    def run(self, query: str, query_embedding: Embedding, top_k: int | None = None) -> dict[str, object]:
         """Search entities for ``query``.
 
         Returns:
@@ -49,7 +50,7 @@ class QdrantEntityRetriever:
         limit = top_k or self.top_k
 
         def search() -> list[SearchResult]:
-            hits = self.store.query(query_embedding, query, limit)
+            hits = self.store.query(query_embedding.values, query, limit)
             return [SearchResult(entity_from_payload(h), h.score, self.method, (self.method,)) for h in hits]
 
         return guarded_run(self.method, search)

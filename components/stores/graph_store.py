@@ -28,16 +28,16 @@ class GraphStore(Protocol):
         """Return the current version of each known document."""
         ...
 
-    def write_chunks(self, document: Document, chunks: Sequence[Chunk]) -> list[str]:
-        """Store a document version's chunks with their next and parent links.
+    def write_chunks(self, documents: Sequence[Document], chunks: Sequence[Chunk]) -> list[str]:
+        """Store the chunks of document versions with their next and parent links.
 
-        Marks the chunks of the document's other versions as superseded and returns their ids. The document
-        itself is written by ``commit_document``, last, so a version counts as ingested only when complete.
+        Marks the chunks of the documents' other versions as superseded and returns their ids. The documents
+        themselves are written by ``commit_documents``, last, so a version counts as ingested only when complete.
         """
         ...
 
-    def commit_document(self, document: Document, chunk_count: int) -> None:
-        """Record ``document`` as the current, fully written version."""
+    def commit_documents(self, documents: Sequence[tuple[Document, int]]) -> None:
+        """Record each document version (with its chunk count) as current and fully written."""
         ...
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:

@@ -26,14 +26,15 @@ SET_INFO = "MERGE (i:StoreInfo {key: $key}) SET i.value = $value"
 
 DOCUMENT_VERSIONS = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.version"
 
-UPSERT_DOCUMENT = (
-    "MERGE (d:Document {id: $id}) "
-    "SET d.version = $version, d.title = $title, d.source_path = $source_path, d.chunk_count = $chunk_count"
+UPSERT_DOCUMENTS = (
+    "UNWIND $rows AS r MERGE (d:Document {id: r.id}) "
+    "SET d.version = r.version, d.title = r.title, d.source_path = r.source_path, d.chunk_count = r.chunk_count"
 )
 
+# Starts from each document's primary key, so superseding costs the documents' chunks, not a scan of all chunks.
 SUPERSEDE_CHUNKS = (
-    "MATCH (c:Chunk) WHERE c.document_id = $document_id AND c.document_version <> $version AND c.current "
-    "SET c.current = false RETURN c.id"
+    "UNWIND $rows AS r MATCH (d:Document {id: r.id})-[:HAS_CHUNK]->(c:Chunk) "
+    "WHERE c.document_version <> r.version AND c.current SET c.current = false RETURN c.id"
 )
 
 UPSERT_CHUNKS = (
@@ -43,9 +44,10 @@ UPSERT_CHUNKS = (
     "c.end_offset = r.end_offset, c.parent_id = r.parent_id, c.current = true"
 )
 
+# A document node exists from here on, but has no version until it is committed.
 LINK_DOCUMENT_CHUNKS = (
-    "MERGE (d:Document {id: $document_id}) WITH d "
-    "UNWIND $chunk_ids AS cid MATCH (c:Chunk {id: cid}) MERGE (d)-[:HAS_CHUNK]->(c)"
+    "UNWIND $pairs AS p MERGE (d:Document {id: p.document_id}) WITH d, p "
+    "MATCH (c:Chunk {id: p.chunk_id}) MERGE (d)-[:HAS_CHUNK]->(c)"
 )
 
 LINK_NEXT = "UNWIND $pairs AS p MATCH (a:Chunk {id: p.a}), (b:Chunk {id: p.b}) MERGE (a)-[:NEXT]->(b)"

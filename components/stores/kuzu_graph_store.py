@@ -86,8 +86,8 @@ class KuzuGraphStore:
         rows = self._run(cy.DOCUMENT_VERSIONS, {"ids": list(document_ids)})
         return {doc_id: version for doc_id, version in rows}
 
-    def write_chunks(self, document: Document, chunks: Sequence[Chunk]) -> list[str]:
-        """Store a document version's chunks and links; mark other versions' chunks superseded."""
+    def write_chunks(self, documents: Sequence[Document], chunks: Sequence[Chunk]) -> list[str]:
+        """Store the chunks of document versions and their links; mark other versions' chunks superseded."""
         rows = [
             {
                 "id": c.id,
@@ -104,27 +104,38 @@ class KuzuGraphStore:
             for c in chunks
         ]
         self._run_batched(cy.UPSERT_CHUNKS, "rows", rows)
-        self._run_batched(cy.LINK_DOCUMENT_CHUNKS, "chunk_ids", [c.id for c in chunks], document_id=document.id)
-        ordered = sorted(chunks, key=lambda c: c.order)
-        next_pairs = [{"a": a.id, "b": b.id} for a, b in pairwise(ordered)]
-        self._run_batched(cy.LINK_NEXT, "pairs", next_pairs)
-        parent_pairs = [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id]
-        self._run_batched(cy.LINK_PARENT, "pairs", parent_pairs)
-        superseded = self._run(cy.SUPERSEDE_CHUNKS, {"document_id": document.id, "version": document.version})
-        return [row[0] for row in superseded]
-
-    def commit_document(self, document: Document, chunk_count: int) -> None:
-        """Record ``document`` as the current, fully written version."""
-        self._run(
-            cy.UPSERT_DOCUMENT,
-            {
-                "id": document.id,
-                "version": document.version,
-                "title": document.title,
-                "source_path": document.source_path,
-                "chunk_count": chunk_count,
-            },
+        self._run_batched(
+            cy.LINK_DOCUMENT_CHUNKS, "pairs", [{"document_id": c.document_id, "chunk_id": c.id} for c in chunks]
         )
+        by_document: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            by_document.setdefault(chunk.document_id, []).append(chunk)
+        next_pairs = [
+            {"a": a.id, "b": b.id}
+            for group in by_document.values()
+            for a, b in pairwise(sorted(group, key=lambda c: c.order))
+        ]
+        self._run_batched(cy.LINK_NEXT, "pairs", next_pairs)
+        self._run_batched(cy.LINK_PARENT, "pairs", [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id])
+        versions = [{"id": d.id, "version": d.version} for d in documents]
+        superseded: list[str] = []
+        for start in range(0, len(versions), _BATCH):
+            superseded += [row[0] for row in self._run(cy.SUPERSEDE_CHUNKS, {"rows": versions[start : start + _BATCH]})]
+        return superseded
+
+    def commit_documents(self, documents: Sequence[tuple[Document, int]]) -> None:
+        """Record each document version (with its chunk count) as current and fully written."""
+        rows = [
+            {
+                "id": d.id,
+                "version": d.version,
+                "title": d.title,
+                "source_path": d.source_path,
+                "chunk_count": count,
+            }
+            for d, count in documents
+        ]
+        self._run_batched(cy.UPSERT_DOCUMENTS, "rows", rows)
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
         """Return which of ``entity_ids`` are stored."""

@@ -48,7 +48,7 @@ def graph(tmp_path: Path) -> Iterator[KuzuGraphStore]:
 
 def write_example(graph: KuzuGraphStore) -> list[Chunk]:
     chunks = chunks_of(DOC, ["Maria Chen wrote the Orion Planner.", "The Orion Planner uses SLAM maps."])
-    graph.write_chunks(DOC, chunks)
+    graph.write_chunks([DOC], chunks)
     maria, orion = (
         Entity(entity_id_for("Maria Chen"), "Maria Chen", "Name"),
         Entity(entity_id_for("Orion Planner"), "Orion Planner", "Name"),
@@ -59,7 +59,7 @@ def write_example(graph: KuzuGraphStore) -> list[Chunk]:
     )
     rel_id = relation_id_for(maria.id, orion.id, "RELATED_TO")
     graph.upsert_relations([Relation(rel_id, maria.id, orion.id, "RELATED_TO", (chunks[0].id,), "wrote")])
-    graph.commit_document(DOC, len(chunks))
+    graph.commit_documents([(DOC, len(chunks))])
     return chunks
 
 
@@ -116,8 +116,8 @@ def test_existing_entities_keep_their_first_description(graph: KuzuGraphStore) -
 def test_a_new_version_supersedes_the_old_chunks(graph: KuzuGraphStore) -> None:
     old = write_example(graph)
     new_doc = Document("d1", "v2", "Notes", "notes.md")
-    superseded = graph.write_chunks(new_doc, chunks_of(new_doc, ["Maria Chen rewrote it."]))
-    graph.commit_document(new_doc, 1)
+    superseded = graph.write_chunks([new_doc], chunks_of(new_doc, ["Maria Chen rewrote it."]))
+    graph.commit_documents([(new_doc, 1)])
     assert sorted(superseded) == sorted(c.id for c in old)
     assert graph.document_versions(["d1", "d9"]) == {"d1": "v2"}
     assert graph.get_chunks([old[0].id]) == [old[0]], "old chunks stay readable"
