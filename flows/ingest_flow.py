@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from prefect import flow
+from prefect.utilities.annotations import quote
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.knowledge_store import KnowledgeStore
@@ -19,6 +20,11 @@ from agrag.pipelines.settings import load_agrag_settings, load_retrieval_setting
 from agrag.pipelines.store_factory import open_knowledge_store
 
 T = TypeVar("T")
+
+
+def _as_is(value: T) -> T:
+    """Hand ``value`` to a task without Prefect walking every element (30 s for 10k vectors otherwise)."""
+    return cast(T, quote(value))
 
 
 class _StageClock:
@@ -42,7 +48,7 @@ def ingest_into(
     """Run every stage on ``folder`` against open stores; unchanged documents are skipped before any work."""
     clock = _StageClock()
     documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
-    changed = clock.run("select-changed", lambda: tasks.select_changed(documents, store))
+    changed = clock.run("select-changed", lambda: tasks.select_changed(_as_is(documents), store))
     report = IngestReport(
         folder=folder,
         documents_seen=len(documents),
@@ -52,13 +58,15 @@ def ingest_into(
     )
     if not changed:
         return _finish(report, clock, store)
-    chunks = clock.run("chunk", lambda: tasks.chunk_documents(changed, config.ingest))
-    raw = clock.run("extract", lambda: tasks.extract_entities(chunks, config.ingest))
-    extraction = clock.run("resolve", lambda: tasks.resolve_entities(raw))
+    chunks = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), config.ingest))
+    raw = clock.run("extract", lambda: tasks.extract_entities(_as_is(chunks), config.ingest))
+    extraction = clock.run("resolve", lambda: tasks.resolve_entities(_as_is(raw)))
     known = store.entities.existing_ids([e.id for e in extraction.entities])
     new_entities = [e for e in extraction.entities if e.id not in known]
-    points = clock.run("embed", lambda: tasks.embed(chunks, new_entities, embedder))
-    superseded = clock.run("write", lambda: tasks.write_stores(store, changed, chunks, extraction, points))
+    points = clock.run("embed", lambda: tasks.embed(_as_is(chunks), _as_is(new_entities), embedder))
+    superseded = clock.run(
+        "write", lambda: tasks.write_stores(store, _as_is(changed), _as_is(chunks), _as_is(extraction), _as_is(points))
+    )
     report = replace(
         report,
         chunks_written=len(chunks),

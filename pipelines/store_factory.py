@@ -10,9 +10,12 @@ from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
-from agrag.components.stores.vector_store import VectorCollection, VectorStore
+from agrag.components.stores.vector_store import STATUS_FIELD, VectorCollection, VectorStore
 from agrag.pipelines.config_models import EdgeVectorStoreConfig, QdrantVectorStoreConfig, VectorStoreConfig
 from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_retrieval_settings
+
+# Payload fields the chunk filters use; indexed so filtering never scans every point.
+KEYWORD_FIELDS = {VectorCollection.CHUNKS: (STATUS_FIELD, "document_id"), VectorCollection.ENTITIES: ()}
 
 MODEL_KEY = "embedding_model"
 DIMENSION_KEY = "embedding_dimension"
@@ -27,7 +30,9 @@ def open_vector_store(
 ) -> VectorStore:
     """Open one collection on the configured backend."""
     if isinstance(config, EdgeVectorStoreConfig):
-        return QdrantEdgeVectorStore(settings.vectors_dir / collection.value, collection, dimension, rrf_k=rrf_k)
+        return QdrantEdgeVectorStore(
+            settings.vectors_dir / collection.value, collection, dimension, rrf_k, KEYWORD_FIELDS[collection]
+        )
     assert isinstance(config, QdrantVectorStoreConfig)
     if not settings.qdrant_url:
         raise ConfigError(
@@ -38,7 +43,13 @@ def open_vector_store(
 
     api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
     return QdrantServerVectorStore(
-        collection, dimension, url=settings.qdrant_url, api_key=api_key, prefix=config.collection_prefix, rrf_k=rrf_k
+        collection,
+        dimension,
+        url=settings.qdrant_url,
+        api_key=api_key,
+        prefix=config.collection_prefix,
+        rrf_k=rrf_k,
+        keyword_fields=KEYWORD_FIELDS[collection],
     )
 
 

@@ -115,18 +115,16 @@ class LexicalEntityExtractor:
     @component.output_types(extraction=Extraction)
     def run(self, chunks: list[Chunk]) -> dict[str, Extraction]:
         """Extract from a batch of chunks (one or more documents)."""
-        parsed = [
-            (chunk, [list(_spans(s)) for s in _sentences(chunk.text)], list(_sentences(chunk.text))) for chunk in chunks
-        ]
+        parsed = [(chunk, [(s, list(_spans(s))) for s in _sentences(chunk.text)]) for chunk in chunks]
         seen_inside = {
-            span.name for _, spans, _ in parsed for sentence in spans for span in sentence if not span.at_start
+            span.name for _, sentences in parsed for _, spans in sentences for span in spans if not span.at_start
         }
         entities: list[Entity] = []
         mentions: list[Mention] = []
         relations: list[Relation] = []
-        for chunk, sentence_spans, sentences in parsed:
+        for chunk, sentences in parsed:
             counts: Counter[str] = Counter()
-            for spans, sentence in zip(sentence_spans, sentences, strict=True):
+            for sentence, spans in sentences:
                 kept = [s for s in spans if self._keep(s, seen_inside)]
                 ids: list[str] = []
                 for span in kept:

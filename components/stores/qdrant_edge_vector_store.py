@@ -46,7 +46,14 @@ class QdrantEdgeVectorStore:
         ```
     """
 
-    def __init__(self, path: Path, collection: VectorCollection, dimension: int, rrf_k: int = 60) -> None:
+    def __init__(
+        self,
+        path: Path,
+        collection: VectorCollection,
+        dimension: int,
+        rrf_k: int = 60,
+        keyword_fields: Sequence[str] = (),
+    ) -> None:
         self._path = Path(path)
         self._collection = collection
         self._dimension = dimension
@@ -55,6 +62,7 @@ class QdrantEdgeVectorStore:
         # The shard is safe for concurrent reads; writes are serialized here so flush/close never race them.
         self._lock = threading.Lock()
         self._shard = self._open()
+        self._index(keyword_fields)
 
     @property
     def collection(self) -> VectorCollection:
@@ -78,6 +86,13 @@ class QdrantEdgeVectorStore:
                     "Stop the other agrag process (ingest or server) or point AGRAG_DATA_DIR elsewhere."
                 ) from exc
             raise StoreError(f"Could not open the Qdrant Edge shard at {self._path}: {exc}") from exc
+
+    def _index(self, fields: Sequence[str]) -> None:
+        # Without a payload index, a filtered query scans every point (24 ms instead of under 1 ms at 10k chunks).
+        indexed = set(self._shard.info().payload_schema)
+        for field in fields:
+            if field not in indexed:
+                self._update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword), "index")
 
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""

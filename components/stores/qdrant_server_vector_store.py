@@ -46,6 +46,7 @@ class QdrantServerVectorStore:
         api_key: str | None = None,
         prefix: str = "agrag",
         rrf_k: int = 60,
+        keyword_fields: Sequence[str] = (),
     ) -> None:
         if QdrantClient is None:
             raise ConfigError("The Qdrant server backend needs qdrant-client: pip install 'agrag[qdrant-server]'.")
@@ -64,6 +65,11 @@ class QdrantServerVectorStore:
                     vectors_config={DENSE_VECTOR: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
                     sparse_vectors_config={KEYWORD_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 )
+            # Local mode (tests) scans anyway and warns about indexes; a server needs them to filter fast.
+            indexed = set(self._client.get_collection(self._name).payload_schema) if url else set(keyword_fields)
+            for field in keyword_fields:
+                if field not in indexed:
+                    self._client.create_payload_index(self._name, field, field_schema=models.PayloadSchemaType.KEYWORD)
         except Exception as exc:  # qdrant-client raises many unrelated types (HTTP, gRPC, portalocker)
             raise StoreError(f"Could not open Qdrant collection {self._name} at {self._where}: {exc}") from exc
 
