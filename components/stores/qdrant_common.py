@@ -6,6 +6,8 @@ import uuid
 
 import qdrant_edge
 
+from agrag.components.stores.vector_store import VectorHit
+
 DENSE_VECTOR = "dense"
 KEYWORD_VECTOR = "bm25"
 ITEM_ID_FIELD = "item_id"
@@ -24,6 +26,16 @@ def point_uuid(item_id: str) -> str:
 def prefetch_limit(limit: int) -> int:
     """How many candidates each leg returns before fusion."""
     return max(MIN_PREFETCH, limit * PREFETCH_FACTOR)
+
+
+# RRF of integer ranks ties often and Qdrant orders ties arbitrarily; fusion returns this many extra points so
+# that ties at the cut are settled by id, and the same query always gives the same list.
+TIE_MARGIN = 10
+
+
+def settle_ties(hits: list[VectorHit], limit: int) -> list[VectorHit]:
+    """Order by score, then by id, and keep ``limit``."""
+    return sorted(hits, key=lambda h: (-h.score, h.id))[:limit]
 
 
 def bm25_encoder() -> qdrant_edge.Bm25:

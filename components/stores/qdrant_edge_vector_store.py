@@ -14,9 +14,11 @@ from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
     ITEM_ID_FIELD,
     KEYWORD_VECTOR,
+    TIE_MARGIN,
     bm25_encoder,
     point_uuid,
     prefetch_limit,
+    settle_ties,
 )
 from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorPoint
 
@@ -136,12 +138,13 @@ class QdrantEdgeVectorStore:
             )
         # The stub types `query` as Fusion, but Fusion.Rrf is what the engine takes for RRF.
         fusion: Any = qe.Fusion.Rrf(k=self._rrf_k)
-        request = qe.QueryRequest(limit=limit, prefetches=prefetches, query=fusion, with_payload=True)
+        request = qe.QueryRequest(limit=limit + TIE_MARGIN, prefetches=prefetches, query=fusion, with_payload=True)
         try:
             points = self._shard.query(request)
         except Exception as exc:
             raise StoreError(f"Query on the Qdrant Edge shard at {self._path} failed: {exc}") from exc
-        return [VectorHit(id=p.payload[ITEM_ID_FIELD], score=p.score, payload=p.payload) for p in points if p.payload]
+        hits = [VectorHit(id=p.payload[ITEM_ID_FIELD], score=p.score, payload=p.payload) for p in points if p.payload]
+        return settle_ties(hits, limit)
 
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         """Return which of ``ids`` are stored."""

@@ -11,9 +11,11 @@ from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
     ITEM_ID_FIELD,
     KEYWORD_VECTOR,
+    TIE_MARGIN,
     bm25_encoder,
     point_uuid,
     prefetch_limit,
+    settle_ties,
 )
 from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorPoint
 
@@ -136,16 +138,17 @@ class QdrantServerVectorStore:
                 self._name,
                 prefetch=prefetch,
                 query=models.RrfQuery(rrf=models.Rrf(k=self._rrf_k)),
-                limit=limit,
+                limit=limit + TIE_MARGIN,
                 with_payload=True,
             )
         except Exception as exc:
             raise StoreError(f"Query on Qdrant collection {self._name} at {self._where} failed: {exc}") from exc
-        return [
+        hits = [
             VectorHit(id=p.payload[ITEM_ID_FIELD], score=float(p.score), payload=dict(p.payload))
             for p in response.points
             if p.payload
         ]
+        return settle_ties(hits, limit)
 
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         """Return which of ``ids`` are stored."""

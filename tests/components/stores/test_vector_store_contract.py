@@ -126,3 +126,20 @@ def test_edge_shard_open_twice_is_a_clear_store_error(tmp_path: Path) -> None:
             QdrantEdgeVectorStore(tmp_path / "shard", VectorCollection.CHUNKS, DIM)
     finally:
         first.close()
+
+
+def test_exact_ties_are_ordered_by_id_on_every_call(opener: Opener, tmp_path: Path) -> None:
+    store = opener(tmp_path)
+    try:
+        # "zeta" is first by vector and second by words; "alpha" the other way round: equal RRF scores.
+        store.upsert(
+            [
+                VectorPoint("zeta", [1.0, 0.0, 0.0, 0.0], "pump valve", {STATUS_FIELD: CURRENT}),
+                VectorPoint("alpha", [0.8, 0.6, 0.0, 0.0], "pump valve valve valve", {STATUS_FIELD: CURRENT}),
+            ]
+        )
+        runs = [[(h.id, h.score) for h in store.query([1.0, 0.0, 0.0, 0.0], "valve", limit=2)] for _ in range(5)]
+        assert runs[0][0][1] == pytest.approx(runs[0][1][1]), "the scores tie"
+        assert all([hit_id for hit_id, _ in run] == ["alpha", "zeta"] for run in runs)
+    finally:
+        store.close()
