@@ -27,7 +27,7 @@ Overrides = Annotated[
 def _fail(exc: Exception) -> None:
     from agrag.components.errors import ConfigError
 
-    errors.print(f"[bold red]Error:[/bold red] {exc}", highlight=False)
+    errors.print(f"[bold red]Error:[/bold red] {exc}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=2 if isinstance(exc, ConfigError) else 1)
 
 
@@ -40,12 +40,14 @@ def ingest(
     from agrag.components.errors import AgragError
 
     try:
+        from agrag.components.loaders.text_file_loader import checked_folder
         from agrag.flows.ingest_flow import ingest_flow
         from agrag.pipelines.config_loader import load_config
         from agrag.pipelines.settings import load_agrag_settings
         from agrag.service.console import print_ingest_report
 
-        load_config(list(overrides or []))  # a typo fails here, before Prefect starts
+        checked_folder(folder)  # a wrong path or a typo fails here, before Prefect starts
+        load_config(list(overrides or []))
         quiet_prefect_run_loggers()
         settings = load_agrag_settings()
         console.print(f"Ingesting {folder} into {settings.data_dir} (Prefect is starting; this takes a few seconds)")

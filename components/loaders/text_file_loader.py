@@ -23,6 +23,14 @@ class FileFailure:
     reason: str
 
 
+def checked_folder(root: str) -> Path:
+    """Return ``root`` resolved; raise ``IngestError`` if it is not a folder."""
+    base = Path(root).expanduser()
+    if not base.is_dir():
+        raise IngestError(f"{root!r} is not a folder. Give `agrag ingest` a folder of .md or .txt files.")
+    return base.resolve()
+
+
 def _title(text: str, fallback: str) -> str:
     for line in text.splitlines():
         if line.startswith("# "):
@@ -55,10 +63,7 @@ class TextFileLoader:
         Raises:
             IngestError: ``root`` is not a folder.
         """
-        base = Path(root).expanduser()
-        if not base.is_dir():
-            raise IngestError(f"{root!r} is not a folder. Give `agrag ingest` a folder of .md or .txt files.")
-        base = base.resolve()
+        base = checked_folder(root)
         documents: list[LoadedDocument] = []
         failures: list[FileFailure] = []
         for path in sorted(base.rglob("*")):

@@ -98,3 +98,10 @@ def test_prefect_home_is_created_with_its_parents(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "a" / "b" / "prefect"))
     ensure_prefect_home()
     assert (tmp_path / "a" / "b" / "prefect").is_dir()
+
+
+def test_ingest_of_a_missing_folder_fails_before_starting_prefect(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["ingest", str(tmp_path / "nope")])
+    assert result.exit_code == 1
+    assert "is not a folder" in result.output
+    assert "Prefect is starting" not in result.output
