@@ -17,7 +17,8 @@ from agrag.components.extractors.lexical_entity_extractor import LexicalEntityEx
 from agrag.components.loaders.text_file_loader import FileFailure, TextFileLoader
 from agrag.components.resolvers.exact_name_resolver import ExactNameResolver
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorPoint
+from agrag.components.stores.vector_payloads import chunk_payload, entity_payload
+from agrag.components.stores.vector_store import STATUS_FIELD, SUPERSEDED, VectorPoint
 from agrag.pipelines.config_models import IngestConfig
 
 # Every task uses NO_CACHE and persist_result=False: stage inputs are large in-memory objects and open stores,
@@ -77,29 +78,14 @@ def embed(
     entity_texts = [entity_embedding_text(e) for e in entities]
     vectors = embedder.embed_batch(chunk_texts + entity_texts)
     chunk_points = [
-        VectorPoint(c.id, vector, text, _chunk_payload(c))
+        VectorPoint(c.id, vector, text, chunk_payload(c))
         for c, vector, text in zip(chunks, vectors[: len(chunks)], chunk_texts, strict=True)
     ]
     entity_points = [
-        VectorPoint(e.id, vector, text, {"name": e.name, "label": e.label, "description": e.description})
+        VectorPoint(e.id, vector, text, entity_payload(e))
         for e, vector, text in zip(entities, vectors[len(chunks) :], entity_texts, strict=True)
     ]
     return chunk_points, entity_points
-
-
-def _chunk_payload(chunk: Chunk) -> dict[str, object]:
-    return {
-        "document_id": chunk.document_id,
-        "document_version": chunk.document_version,
-        "title": chunk.title,
-        "text": chunk.text,
-        "heading_path": list(chunk.heading_path),
-        "order": chunk.order,
-        "start": chunk.start,
-        "end": chunk.end,
-        "parent_id": chunk.parent_id or "",
-        STATUS_FIELD: CURRENT,
-    }
 
 
 @task(name="write", cache_policy=NO_CACHE, persist_result=False)

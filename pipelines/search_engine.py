@@ -88,19 +88,17 @@ class SearchEngine:
             )
         except PipelineRuntimeError as exc:
             raise RetrievalError(f"Search step {exc.component_name!r} failed: {exc}") from exc
-        statuses = tuple(self._status(outputs, name) for name in method_names)
-        failures = {s.method: s.error for s in statuses if not s.ok}
-        if len(failures) == len(statuses):
-            raise AllRetrievalMethodsFailedError(failures)
         results: list[SearchResult] = outputs[CUT]["results"]
         trace = SearchTrace(
             query=query,
             recipe=recipe.name,
-            methods=statuses,
+            methods=tuple(self._status(outputs, name) for name in method_names),
             fused=len(outputs[FUSION]["results"]),
             returned=len(results),
             elapsed_ms=(time.perf_counter() - started) * 1000,
         )
+        if len(trace.failures) == len(trace.methods):
+            raise AllRetrievalMethodsFailedError(trace.failures)
         return SearchResponse(results=results, trace=trace)
 
     @staticmethod

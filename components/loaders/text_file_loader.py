@@ -71,7 +71,10 @@ class TextFileLoader:
             if any(part.startswith(".") for part in rel.parts) or path.suffix.lower() not in SUFFIXES:
                 continue
             loaded = self._load(base, path, rel.as_posix())
-            (documents if isinstance(loaded, LoadedDocument) else failures).append(loaded)  # type: ignore[arg-type]
+            if isinstance(loaded, LoadedDocument):
+                documents.append(loaded)
+            else:
+                failures.append(loaded)
         return {"documents": documents, "failures": failures}
 
     def _load(self, base: Path, path: Path, rel: str) -> LoadedDocument | FileFailure:

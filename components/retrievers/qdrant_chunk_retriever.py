@@ -2,35 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from haystack import component
 
-from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.guarded_run import guarded_run
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorHit, VectorStore
+from agrag.components.stores.vector_payloads import chunk_from_payload
+from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorStore
 
 CURRENT_ONLY = PayloadFilter(((STATUS_FIELD, CURRENT),))
-
-
-def chunk_from_payload(hit: VectorHit) -> Chunk:
-    """Rebuild a ``Chunk`` from the payload ingestion stored with its vectors."""
-    p: dict[str, Any] = hit.payload
-    return Chunk(
-        id=hit.id,
-        document_id=p["document_id"],
-        document_version=p["document_version"],
-        text=p["text"],
-        heading_path=tuple(p["heading_path"]),
-        order=int(p["order"]),
-        start=int(p["start"]),
-        end=int(p["end"]),
-        parent_id=p.get("parent_id") or None,
-        title=p.get("title", ""),
-    )
 
 
 @component

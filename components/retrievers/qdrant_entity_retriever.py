@@ -5,21 +5,11 @@ from __future__ import annotations
 from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
-from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.guarded_run import guarded_run
-from agrag.components.stores.vector_store import VectorHit, VectorStore
-
-
-def entity_from_payload(hit: VectorHit) -> Entity:
-    """Rebuild an ``Entity`` from the payload ingestion stored with its vectors."""
-    return Entity(
-        id=hit.id,
-        name=hit.payload["name"],
-        label=hit.payload.get("label", ""),
-        description=hit.payload.get("description", ""),
-    )
+from agrag.components.stores.vector_payloads import entity_from_payload
+from agrag.components.stores.vector_store import VectorStore
 
 
 @component

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -33,13 +34,10 @@ class KnowledgeStore:
 
     def close(self) -> None:
         """Close every store, even if one of them fails to close."""
-        try:
-            self.chunks.close()
-        finally:
-            try:
-                self.entities.close()
-            finally:
-                self.graph.close()
+        with ExitStack() as closing:
+            closing.callback(self.graph.close)
+            closing.callback(self.entities.close)
+            closing.callback(self.chunks.close)
 
     def __enter__(self) -> KnowledgeStore:
         return self

@@ -68,9 +68,11 @@ class KuzuGraphStore:
             raise StoreError(f"Kùzu query failed on {self._path}: {exc}") from exc
         return [list(row) for row in rows]
 
-    def _run_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> None:
+    def _run_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> list[list[Any]]:
+        returned: list[list[Any]] = []
         for start in range(0, len(rows), _BATCH):
-            self._run(query, {key: list(rows[start : start + _BATCH]), **extra})
+            returned += self._run(query, {key: list(rows[start : start + _BATCH]), **extra})
+        return returned
 
     def info(self) -> dict[str, str]:
         """Facts about the data dir recorded at first ingest (for example the embedding model)."""
@@ -118,10 +120,7 @@ class KuzuGraphStore:
         self._run_batched(cy.LINK_NEXT, "pairs", next_pairs)
         self._run_batched(cy.LINK_PARENT, "pairs", [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id])
         versions = [{"id": d.id, "version": d.version} for d in documents]
-        superseded: list[str] = []
-        for start in range(0, len(versions), _BATCH):
-            superseded += [row[0] for row in self._run(cy.SUPERSEDE_CHUNKS, {"rows": versions[start : start + _BATCH]})]
-        return superseded
+        return [row[0] for row in self._run_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
 
     def commit_documents(self, documents: Sequence[tuple[Document, int]]) -> None:
         """Record each document version (with its chunk count) as current and fully written."""

@@ -9,7 +9,8 @@ from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalErr
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, VectorCollection, VectorPoint
+from agrag.components.stores.vector_payloads import chunk_payload, entity_payload
+from agrag.components.stores.vector_store import VectorCollection, VectorPoint
 from agrag.pipelines.config_models import RecipeConfig, RetrievalMethod
 from agrag.pipelines.recipes import load_recipe
 from agrag.pipelines.search_engine import SearchEngine
@@ -66,22 +67,10 @@ def failing_store(tmp_path: Path, *, entities_fail: bool, chunks_fail: bool) -> 
     """A real store whose closed shards fail every query, as a crashed or unreachable backend would."""
     chunks = QdrantEdgeVectorStore(tmp_path / "chunks", VectorCollection.CHUNKS, 384)
     entities = QdrantEdgeVectorStore(tmp_path / "entities", VectorCollection.ENTITIES, 384)
-    payload = {
-        "document_id": "d",
-        "document_version": "v",
-        "title": "T",
-        "text": "Orion Planner notes",
-        "heading_path": ["T"],
-        "order": 0,
-        "start": 0,
-        "end": 19,
-        "parent_id": "",
-        STATUS_FIELD: CURRENT,
-    }
-    chunks.upsert([VectorPoint("d.v.0", [1.0] + [0.0] * 383, "Orion Planner notes", payload)])
-    entities.upsert(
-        [VectorPoint("e1", [1.0] + [0.0] * 383, "Orion Planner", {"name": "Orion Planner", "label": "Name"})]
-    )
+    chunk = Chunk("d.v.0", "d", "v", "Orion Planner notes", ("T",), 0, 0, 19, None, "T")
+    chunks.upsert([VectorPoint(chunk.id, [1.0] + [0.0] * 383, chunk.text, chunk_payload(chunk))])
+    entity = Entity("e1", "Orion Planner", "Name")
+    entities.upsert([VectorPoint(entity.id, [1.0] + [0.0] * 383, entity.name, entity_payload(entity))])
     for store, fail in ((entities, entities_fail), (chunks, chunks_fail)):
         if fail:
             store.close()
