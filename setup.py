@@ -26,7 +26,11 @@ def _code_packages() -> tuple[list[str], dict[str, str]]:
 
 packages, package_dir = _code_packages()
 # conf/ holds YAML only: each folder is a data-only package (agrag.conf, agrag.conf.recipe, ...).
-conf_packages = ["agrag.conf"] + [f"agrag.conf.{d.name}" for d in sorted((ROOT / "conf").iterdir()) if d.is_dir()]
+conf_packages = ["agrag.conf"] + [
+    "agrag.conf." + ".".join(d.relative_to(ROOT / "conf").parts)
+    for d in sorted((ROOT / "conf").rglob("*"))
+    if d.is_dir()
+]
 package_dir["agrag.conf"] = "conf"
 
 setup(

@@ -74,3 +74,7 @@ class AllRetrievalMethodsFailedError(RetrievalError):
 
 class EvidenceError(AgragError):
     """An evidence id or an evidence call is not valid."""
+
+
+class EvaluationError(AgragError):
+    """An evaluation dataset is missing or malformed."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TypeVar, cast
 
 from prefect import flow
@@ -17,7 +18,7 @@ from agrag.flows.ingest_report import IngestReport
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
-from agrag.pipelines.store_factory import open_knowledge_store
+from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store
 
 T = TypeVar("T")
 
@@ -83,21 +84,37 @@ def _finish(report: IngestReport, clock: _StageClock, store: KnowledgeStore) -> 
 
 
 @flow(name="agrag-ingest")
-def ingest_flow(folder: str, overrides: Sequence[str] = (), progress_bar: bool = False) -> IngestReport:
-    """Ingest ``folder`` into the data dir of ``AGRAG_DATA_DIR``.
+def ingest_flow(
+    folder: str,
+    overrides: Sequence[str] = (),
+    progress_bar: bool = False,
+    data_dir: str | None = None,
+    embedding_cache_dir: str | None = None,
+) -> IngestReport:
+    """Ingest ``folder`` into the data dir of ``AGRAG_DATA_DIR`` (or ``data_dir``).
 
     Args:
         folder: A folder of ``.md``/``.txt`` files.
         overrides: Hydra overrides, for example ``["ingest.chunker.max_chars=800"]``.
         progress_bar: Show a progress bar while embedding.
+        data_dir: Ingest into this data dir instead of ``AGRAG_DATA_DIR``.
+        embedding_cache_dir: Keep embeddings here instead of ``AGRAG_EMBEDDING_CACHE_DIR``.
 
     Returns:
         What the run did, stage by stage.
     """
     config = load_config(list(overrides))
     settings = load_agrag_settings()
+    if data_dir is not None:
+        settings = settings.model_copy(update={"data_dir": Path(data_dir)})
+    if embedding_cache_dir is not None:
+        settings = settings.model_copy(update={"embedding_cache_dir": Path(embedding_cache_dir)})
     embedder = SentenceTransformersTextEmbedder(
-        config.embedder.model, config.embedder.device, config.embedder.batch_size, progress_bar=progress_bar
+        config.embedder.model,
+        config.embedder.device,
+        config.embedder.batch_size,
+        progress_bar=progress_bar,
+        cache=open_embedding_cache(settings, config.embedder),
     )
     with open_knowledge_store(settings, config.vector_store, embedder, load_retrieval_settings()) as store:
         return ingest_into(folder, config, store, embedder)

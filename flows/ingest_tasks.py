@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agrag.components.chunkers.structural_chunker import StructuralChunker
@@ -14,21 +14,29 @@ from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor
+from agrag.components.extractors.triples_file_extractor import TriplesFileExtractor
 from agrag.components.loaders.text_file_loader import FileFailure, TextFileLoader
 from agrag.components.resolvers.exact_name_resolver import ExactNameResolver
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import chunk_payload, entity_payload
 from agrag.components.stores.vector_store import STATUS_FIELD, SUPERSEDED, VectorPoint
-from agrag.pipelines.config_models import IngestConfig
+from agrag.pipelines.config_models import IngestConfig, TriplesExtractorConfig
 
 # Every task uses NO_CACHE and persist_result=False: stage inputs are large in-memory objects and open stores,
 # which Prefect must neither hash nor persist.
 
 
 def chunk_embedding_text(chunk: Chunk) -> str:
-    """What the chunk's vectors are computed from: where it sits, then what it says."""
+    """What the chunk's vectors are computed from: where it sits, then what it says.
+
+    A heading the chunk's first line already states is not repeated.
+    """
     path = chunk.heading_path if chunk.heading_path[:1] == (chunk.title,) else (chunk.title, *chunk.heading_path)
-    return " > ".join(p for p in path if p) + "\n" + chunk.text
+    first_line = chunk.text.split("\n", 1)[0].lstrip("#").strip()
+    if path and path[-1] == first_line:
+        path = path[:-1]
+    prefix = " > ".join(p for p in path if p)
+    return f"{prefix}\n{chunk.text}" if prefix else chunk.text
 
 
 def entity_embedding_text(entity: Entity) -> str:
@@ -58,9 +66,19 @@ def chunk_documents(documents: list[LoadedDocument], config: IngestConfig) -> li
 
 @task(name="extract", cache_policy=NO_CACHE, persist_result=False)
 def extract_entities(chunks: list[Chunk], config: IngestConfig) -> Extraction:
-    """Find entities and relations with the offline lexical extractor."""
-    extractor = LexicalEntityExtractor(min_name_length=config.extractor.min_name_length)
-    return extractor.run(chunks=chunks)["extraction"]
+    """Find entities and relations with the configured extractor (``ingest/extractor``)."""
+    settings = config.extractor
+    if isinstance(settings, TriplesExtractorConfig):
+        out = TriplesFileExtractor(settings.path).run(chunks=chunks)
+        if out["unmatched_chunks"]:
+            get_run_logger().warning(
+                "%d of %d chunks match no passage of %s and got no entities",
+                out["unmatched_chunks"],
+                len(chunks),
+                settings.path,
+            )
+        return out["extraction"]  # type: ignore[no-any-return]
+    return LexicalEntityExtractor(min_name_length=settings.min_name_length).run(chunks=chunks)["extraction"]
 
 
 @task(name="resolve", cache_policy=NO_CACHE, persist_result=False)

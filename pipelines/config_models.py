@@ -89,10 +89,21 @@ class ChunkerConfig(StrictModel):
     max_chars: int = Field(1500, ge=200, description="Sections longer than this are split at paragraph breaks.")
 
 
-class ExtractorConfig(StrictModel):
+class LexicalExtractorConfig(StrictModel):
     """The offline lexical entity and relation extractor."""
 
+    kind: Literal["lexical"] = "lexical"
     min_name_length: int = Field(2, ge=1, description="Entity names shorter than this are ignored.")
+
+
+class TriplesExtractorConfig(StrictModel):
+    """Entities and triples imported from a JSON file of precomputed extractions."""
+
+    kind: Literal["triples"] = "triples"
+    path: str = Field(..., min_length=1, description="The JSON file of extractions (HippoRAG OpenIE format).")
+
+
+ExtractorConfig = Annotated[LexicalExtractorConfig | TriplesExtractorConfig, Field(discriminator="kind")]
 
 
 class IngestConfig(StrictModel):
@@ -100,7 +111,30 @@ class IngestConfig(StrictModel):
 
     loader: LoaderConfig = LoaderConfig()
     chunker: ChunkerConfig = ChunkerConfig()
-    extractor: ExtractorConfig = ExtractorConfig()
+    extractor: ExtractorConfig = LexicalExtractorConfig()
+
+
+class EvalConfig(StrictModel):
+    """What ``agrag eval`` runs and how it scores."""
+
+    recipes: tuple[str, ...] = Field(("hybrid",), min_length=1, description="Recipes (conf/recipe names) to score.")
+    ks: tuple[int, ...] = Field((2, 5, 10), min_length=1, description="The k of each Recall@k column.")
+    result_limit: int = Field(
+        30, ge=1, le=1000, description="Each recipe's limit during eval, so the passage list reaches the largest k."
+    )
+    llm_triples: bool = Field(
+        False, description="Also score the recipes on a graph built from the dataset's precomputed LLM triples."
+    )
+    max_questions: int | None = Field(None, ge=1, description="Score only the first N questions (a quick check).")
+    bootstrap_samples: int = Field(1000, ge=100, description="Resamples of the paired bootstrap.")
+    seed: int = Field(0, description="Seed of the bootstrap.")
+
+    @field_validator("ks")
+    @classmethod
+    def _positive_ks(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if any(k < 1 for k in value):
+            raise ValueError("every k must be at least 1")
+        return tuple(sorted(set(value)))
 
 
 class AgragConfig(StrictModel):
@@ -110,3 +144,4 @@ class AgragConfig(StrictModel):
     embedder: EmbedderConfig
     vector_store: VectorStoreConfig
     ingest: IngestConfig = IngestConfig()
+    evaluation: EvalConfig = EvalConfig()

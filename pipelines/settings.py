@@ -19,6 +19,9 @@ class AgragSettings(BaseSettings):
     config_dir: Path | None = Field(
         None, description="A folder of your own YAML (for example recipe/mine.yaml), searched before the built-in conf."
     )
+    embedding_cache_dir: Path | None = Field(
+        None, description="A folder where computed embeddings are kept, so the same text is never embedded twice."
+    )
     qdrant_url: str | None = Field(None, description="URL of a Qdrant server, for vector_store=qdrant.")
     qdrant_api_key: SecretStr | None = Field(None, description="API key of that Qdrant server, if it needs one.")
 
@@ -41,6 +44,18 @@ class RetrievalSettings(BaseSettings):
     rrf_k: int = Field(60, ge=1, description="The k of Reciprocal Rank Fusion: 1 / (k + rank).")
 
 
+class EvalSettings(BaseSettings):
+    """Where ``agrag eval`` reads benchmark sets and writes its results (``AGRAG_EVAL_*`` variables)."""
+
+    model_config = SettingsConfigDict(env_prefix="AGRAG_EVAL_", env_file=".env", extra="ignore", frozen=True)
+
+    bench_dir: Path = Field(Path("../shared/bench"), description="Folder of the named sets (musique_dev, ...).")
+    results_dir: Path = Field(Path("bench/results"), description="Where tables, JSON, JSONL and charts go.")
+    cache_dir: Path = Field(
+        Path("bench/cache"), description="Passage files, built stores and embeddings, reused while unchanged."
+    )
+
+
 def _load(settings_type: type[BaseSettings], prefix: str) -> BaseSettings:
     try:
         return settings_type()
@@ -53,6 +68,13 @@ def load_agrag_settings() -> AgragSettings:
     """Read ``AGRAG_*`` settings; a bad value raises ``ConfigError`` naming the variable."""
     settings = _load(AgragSettings, "AGRAG_")
     assert isinstance(settings, AgragSettings)
+    return settings
+
+
+def load_eval_settings() -> EvalSettings:
+    """Read ``AGRAG_EVAL_*`` settings; a bad value raises ``ConfigError`` naming the variable."""
+    settings = _load(EvalSettings, "AGRAG_EVAL_")
+    assert isinstance(settings, EvalSettings)
     return settings
 
 

@@ -5,13 +5,19 @@ from __future__ import annotations
 from contextlib import ExitStack
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import ConfigError
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
 from agrag.components.stores.vector_store import STATUS_FIELD, VectorCollection, VectorStore
-from agrag.pipelines.config_models import EdgeVectorStoreConfig, QdrantVectorStoreConfig, VectorStoreConfig
+from agrag.pipelines.config_models import (
+    EdgeVectorStoreConfig,
+    EmbedderConfig,
+    QdrantVectorStoreConfig,
+    VectorStoreConfig,
+)
 from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_retrieval_settings
 
 # Payload fields the chunk filters use; indexed so filtering never scans every point.
@@ -19,6 +25,13 @@ KEYWORD_FIELDS = {VectorCollection.CHUNKS: (STATUS_FIELD, "document_id"), Vector
 
 MODEL_KEY = "embedding_model"
 DIMENSION_KEY = "embedding_dimension"
+
+
+def open_embedding_cache(settings: AgragSettings, config: EmbedderConfig) -> SqliteEmbeddingCache | None:
+    """The embedding cache of ``AGRAG_EMBEDDING_CACHE_DIR`` for the configured model, or None when it is unset."""
+    if settings.embedding_cache_dir is None:
+        return None
+    return SqliteEmbeddingCache(settings.embedding_cache_dir, config.model)
 
 
 def open_vector_store(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -96,6 +97,34 @@ def search(
     console.print(results_table(response.results, f"{query!r} with recipe {config.recipe.name}"))
     if trace:
         console.print(trace_table(response.trace))
+
+
+@app.command("eval")
+def evaluate(
+    dataset: Annotated[
+        str | None, typer.Argument(help="musique_dev or hotpotqa_dev (in AGRAG_EVAL_BENCH_DIR); omit with --corpus.")
+    ] = None,
+    overrides: Overrides = None,
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help='Your own corpus: a JSON list of {"title", "text"}.')
+    ] = None,
+    questions: Annotated[
+        Path | None,
+        typer.Option("--questions", help='Your questions: a JSON list of {"question", "gold": [corpus indexes]}.'),
+    ] = None,
+) -> None:
+    """Score recipes against BM25, dense and RRF baselines: Recall@k on multi-hop questions."""
+    from agrag.components.errors import AgragError
+
+    if dataset is not None and "=" in dataset:  # `agrag eval --corpus c --questions q recipe.limit=5`
+        overrides, dataset = [dataset, *(overrides or [])], None
+    try:
+        from agrag.service.evaluation.command import evaluate as run_eval
+
+        quiet_prefect_run_loggers()
+        run_eval(dataset, corpus, questions, list(overrides or []), console)
+    except AgragError as exc:
+        _fail(exc)
 
 
 @app.command("show-config")

@@ -12,6 +12,11 @@ def chunk_id_for(document_id: str, version: str, order: int) -> str:
     return f"{document_id}.{version}.{order}"
 
 
+def document_id_of(chunk_id: str) -> str:
+    """Return the document id a chunk id names (the part before its version)."""
+    return chunk_id.split(".", 1)[0]
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk(Immutable):
     """A passage of source text.

@@ -10,6 +10,7 @@ from typing import Any
 from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import EmbeddingError
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -55,7 +56,8 @@ def _load(model: str, device: str) -> Any:
 class SentenceTransformersTextEmbedder:
     """Embeds a query (``run``) or many passages (``embed_batch``) with a local sentence-transformers model.
 
-    Vectors are L2-normalized, so cosine similarity and dot product agree.
+    Vectors are L2-normalized, so cosine similarity and dot product agree. With a ``cache``, texts embedded before
+    by the same model are read back instead of recomputed.
 
     Usage:
         ```python
@@ -66,7 +68,12 @@ class SentenceTransformersTextEmbedder:
     """
 
     def __init__(
-        self, model: str = BUNDLED_MODEL, device: str = "cpu", batch_size: int = 64, progress_bar: bool = False
+        self,
+        model: str = BUNDLED_MODEL,
+        device: str = "cpu",
+        batch_size: int = 64,
+        progress_bar: bool = False,
+        cache: SqliteEmbeddingCache | None = None,
     ) -> None:
         if batch_size < 1:
             raise EmbeddingError(f"embedder.batch_size must be at least 1, got {batch_size}.")
@@ -74,6 +81,7 @@ class SentenceTransformersTextEmbedder:
         self.device = device
         self.batch_size = batch_size
         self.progress_bar = progress_bar
+        self.cache = cache
         self._model: Any = None
 
     def warm_up(self) -> None:
@@ -104,9 +112,20 @@ class SentenceTransformersTextEmbedder:
 
     def embed_batch(self, texts: Sequence[str], progress_bar: bool | None = None) -> list[list[float]]:
         """Embed many texts in batches; shows a progress bar when asked."""
-        self.warm_up()
         if not texts:
             return []
+        if self.cache is None:
+            return self._encode(texts, progress_bar)
+        found = self.cache.get_many(texts)
+        missing = [i for i in range(len(texts)) if i not in found]
+        if missing:
+            computed = self._encode([texts[i] for i in missing], progress_bar)
+            self.cache.put_many([texts[i] for i in missing], computed)
+            found.update(zip(missing, computed, strict=True))
+        return [found[i] for i in range(len(texts))]
+
+    def _encode(self, texts: Sequence[str], progress_bar: bool | None) -> list[list[float]]:
+        self.warm_up()
         try:
             vectors = self._model.encode(
                 list(texts),

@@ -11,7 +11,8 @@ from agrag.components.data_models.document import Document, content_version, doc
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.errors import IngestError
 
-SUFFIXES = (".md", ".markdown", ".txt")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+SUFFIXES = (*MARKDOWN_SUFFIXES, ".txt")
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 
 
@@ -31,10 +32,18 @@ def checked_folder(root: str) -> Path:
     return base.resolve()
 
 
-def _title(text: str, fallback: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip().strip("#").strip() or fallback
+_MAX_TITLE_LINE = 120
+
+
+def _title(text: str, fallback: str, markdown: bool) -> str:
+    """Markdown: the first ``# `` heading. Plain text: a short first line followed by more text. Else the file name."""
+    lines = text.strip().splitlines()
+    if markdown:
+        return next(
+            (h for line in lines if line.startswith("# ") and (h := line[2:].strip().strip("#").strip())), fallback
+        )
+    if len(lines) > 1 and len(first := lines[0].strip()) <= _MAX_TITLE_LINE:
+        return first
     return fallback
 
 
@@ -94,6 +103,9 @@ class TextFileLoader:
         if not text.strip():
             return FileFailure(rel, "empty file")
         document = Document(
-            id=document_id_for(rel), version=content_version(text), title=_title(text, path.stem), source_path=rel
+            id=document_id_for(rel),
+            version=content_version(text),
+            title=_title(text, path.stem, path.suffix.lower() in MARKDOWN_SUFFIXES),
+            source_path=rel,
         )
         return LoadedDocument(document=document, text=text)

@@ -64,6 +64,10 @@ class GraphStore(Protocol):
         """Return the stored entities among ``entity_ids``."""
         ...
 
+    def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Current chunks that mention each entity, most mentions first."""
+        ...
+
     def relations_of(self, entity_id: str) -> list[Relation]:
         """Return the relations touching an entity, in either direction."""
         ...

@@ -80,6 +80,11 @@ GET_CHUNKS = (
 
 GET_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, e.name, e.label, e.description"
 
+# Current chunks only: a superseded version's text supports nothing in the current graph.
+SUPPORTING_CHUNKS = (
+    "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE e.id IN $ids AND c.current RETURN e.id, c.id, m.count"
+)
+
 GET_RELATIONS_OF = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE a.id = $entity_id OR b.id = $entity_id "
     "RETURN x.id, x.type, x.description, x.chunk_ids, a.id, b.id"

@@ -200,6 +200,14 @@ class KuzuGraphStore:
         found = {r[0]: Entity(id=r[0], name=r[1], label=r[2], description=r[3]) for r in rows}
         return [found[i] for i in entity_ids if i in found]
 
+    def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Current chunks that mention each entity, most mentions first (then by id)."""
+        rows = self._run(cy.SUPPORTING_CHUNKS, {"ids": list(entity_ids)})
+        support: dict[str, list[tuple[int, str]]] = {}
+        for entity_id, chunk_id, count in rows:
+            support.setdefault(entity_id, []).append((-int(count), chunk_id))
+        return {entity_id: [c for _, c in sorted(pairs)] for entity_id, pairs in support.items()}
+
     def relations_of(self, entity_id: str) -> list[Relation]:
         """Return the relations touching an entity, in either direction."""
         rows = self._run(cy.GET_RELATIONS_OF, {"entity_id": entity_id})

@@ -1,0 +1,78 @@
+"""``SqliteEmbeddingCache``: vectors already computed for a text, kept on disk by model."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from agrag.components.errors import EmbeddingError
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"
+_LOOKUP_BATCH = 500  # SQLite's limit on bound parameters is 999 on old builds
+
+
+def text_key(text: str) -> bytes:
+    """The cache key of a text: its SHA-256 digest."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+class SqliteEmbeddingCache:
+    """A file of float32 vectors keyed by the SHA-256 of the embedded text, one file per model.
+
+    Re-embedding the same text with the same model returns the stored vector, so a re-ingest after a chunking or
+    extraction change, or an evaluation rerun, pays only for texts it has never seen.
+
+    Usage:
+        ```python
+        cache = SqliteEmbeddingCache(Path(".agrag/embedding-cache"), "all-MiniLM-L6-v2")
+        found = cache.get_many(["some text"])  # {} the first time
+        ```
+    """
+
+    def __init__(self, folder: Path, model: str) -> None:
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+        self.path = folder / f"{slug}.sqlite"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False)
+            self._db.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise EmbeddingError(
+                f"Cannot use the embedding cache at {self.path}: {exc}. "
+                "Point AGRAG_EMBEDDING_CACHE_DIR at a writable folder, or unset it."
+            ) from exc
+
+    def get_many(self, texts: Sequence[str]) -> dict[int, list[float]]:
+        """Vectors of the texts that are cached, by position in ``texts``."""
+        positions: dict[bytes, list[int]] = {}
+        for index, text in enumerate(texts):
+            positions.setdefault(text_key(text), []).append(index)
+        keys = list(positions)
+        found: dict[int, list[float]] = {}
+        for start in range(0, len(keys), _LOOKUP_BATCH):
+            batch = keys[start : start + _LOOKUP_BATCH]
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch)
+            for key, blob in rows:
+                vector = np.frombuffer(blob, dtype=np.float32).tolist()
+                for index in positions[key]:
+                    found[index] = vector
+        return found
+
+    def put_many(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+        """Store vectors for texts (a text already present keeps its vector)."""
+        rows = [(text_key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors, strict=True)]
+        with self._db:
+            self._db.executemany("INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)", rows)
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM vectors").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()

@@ -1,0 +1,78 @@
+"""What ``agrag eval`` does: pick the dataset, run, print the table, write the files."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agrag.components.errors import EvaluationError
+from agrag.pipelines.config_loader import load_config
+from agrag.pipelines.settings import load_agrag_settings, load_eval_settings
+from agrag.service.evaluation.converters import load_named
+from agrag.service.evaluation.dataset import EvalDataset, load_generic
+from agrag.service.evaluation.report import WrittenFiles, markdown, score, write
+from agrag.service.evaluation.runner import EVAL_STORE_OVERRIDES, EvalInputs, run_evaluation
+
+
+def pick_dataset(dataset: str | None, corpus: Path | None, questions: Path | None, bench_dir: Path) -> EvalDataset:
+    """A named set from the bench folder, or a generic corpus and questions file pair."""
+    if (corpus is None) != (questions is None):
+        raise EvaluationError("Give both --corpus and --questions, or neither (and a dataset name).")
+    if corpus is not None and questions is not None:
+        if dataset is not None:
+            raise EvaluationError(f"Give either a dataset name ({dataset!r}) or --corpus/--questions, not both.")
+        return load_generic(corpus, questions)
+    if dataset is None:
+        raise EvaluationError(
+            "Name a dataset (musique_dev, hotpotqa_dev) or give --corpus corpus.json --questions questions.json."
+        )
+    return load_named(dataset, bench_dir)
+
+
+def evaluate(
+    dataset: str | None,
+    corpus: Path | None,
+    questions: Path | None,
+    overrides: Sequence[str],
+    console: Console,
+) -> WrittenFiles:
+    """Run one evaluation end to end and print its table; returns where the files went."""
+    eval_settings = load_eval_settings()
+    all_overrides = [*EVAL_STORE_OVERRIDES, *overrides]
+    config = load_config(all_overrides)
+    for name in config.evaluation.recipes:  # a misspelled recipe fails now, not after the ingest
+        load_config([*all_overrides, f"recipe={name}"])
+    chosen = pick_dataset(dataset, corpus, questions, eval_settings.bench_dir).head(config.evaluation.max_questions)
+    console.print(
+        f"Evaluating {chosen.name}: {len(chosen.questions)} questions over {len(chosen.corpus)} passages; "
+        f"recipes {', '.join(config.evaluation.recipes)}; cache {eval_settings.cache_dir}"
+    )
+    inputs = EvalInputs(
+        config=config,
+        overrides=tuple(overrides),
+        settings=load_agrag_settings(),
+        eval_settings=eval_settings,
+        load_recipe=lambda name: load_config([*all_overrides, f"recipe={name}"]).recipe,
+        progress=sys.stderr.isatty(),
+    )
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        bars: dict[str, int] = {}
+
+        def tick(label: str, done: int) -> None:
+            if label not in bars:
+                bars[label] = progress.add_task(f"searching with {label}", total=len(chosen.questions))
+            progress.update(bars[label], completed=done)
+
+        run = run_evaluation(chosen, inputs, tick)
+    command = shlex.join(["agrag", "eval", *sys.argv[2:]]) if sys.argv[1:2] == ["eval"] else "agrag eval"
+    report = score(run, command)
+    console.print(markdown(report), markup=False, highlight=False, soft_wrap=True)
+    files = write(report, eval_settings.results_dir)
+    console.print(f"Wrote {files.markdown}, {files.json}, {files.questions} and {files.chart}")
+    return files

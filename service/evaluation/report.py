@@ -1,0 +1,221 @@
+"""Scores an evaluation run and writes it: a Markdown table, a JSON summary, per-question JSONL and a bar chart.
+
+The JSON's ``recall_at_5`` maps every system (baseline or recipe) to its strict Recall@5, in percent: the one
+number to compare runs by. ``systems.<name>`` holds every metric, the expanded diagnostic, the breakdown by
+question type and, for recipes, the paired bootstrap against the best baseline.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agrag.service.evaluation.metrics import (
+    HEADLINE_K,
+    PairedBootstrap,
+    average,
+    by_type,
+    paired_bootstrap,
+    question_scores,
+)
+from agrag.service.evaluation.runner import BASELINE, EvalRun, SystemRun
+
+HEADLINE = f"recall@{HEADLINE_K}"
+
+
+@dataclass(frozen=True, slots=True)
+class SystemScores:
+    """The scores of one system."""
+
+    name: str
+    kind: str
+    strict: dict[str, float]
+    expanded: dict[str, float]
+    by_type: dict[str, dict[str, float]]
+    rows: list[dict[str, float]]
+    versus_best_baseline: PairedBootstrap | None
+
+
+@dataclass(frozen=True, slots=True)
+class EvalReport:
+    """A scored run."""
+
+    run: EvalRun
+    scores: list[SystemScores]
+    best_baseline: str
+    created: datetime
+    command: str
+
+
+def score(run: EvalRun, command: str) -> EvalReport:
+    """Score every system; recipes get a paired bootstrap of Recall@5 against the best baseline."""
+    ks, questions = run.config.evaluation.ks, run.dataset.questions
+    base: list[SystemScores] = []
+    for system in run.systems:
+        rows = [question_scores(r, q, ks) for r, q in zip(system.strict, questions, strict=True)]
+        wide = [question_scores(r, q, ks) for r, q in zip(system.expanded, questions, strict=True)]
+        base.append(
+            SystemScores(system.name, system.kind, average(rows), average(wide), by_type(rows, questions), rows, None)
+        )
+    baselines = [s for s in base if s.kind == BASELINE]
+    best = max(baselines, key=lambda s: s.strict[HEADLINE])
+    reference = [row[HEADLINE] for row in best.rows]
+    samples, seed = run.config.evaluation.bootstrap_samples, run.config.evaluation.seed
+    scored = [
+        s
+        if s.kind == BASELINE
+        else SystemScores(
+            s.name,
+            s.kind,
+            s.strict,
+            s.expanded,
+            s.by_type,
+            s.rows,
+            paired_bootstrap([row[HEADLINE] for row in s.rows], reference, samples, seed),
+        )
+        for s in base
+    ]
+    return EvalReport(run, scored, best.name, datetime.now(UTC), command)
+
+
+def _cell(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def markdown(report: EvalReport) -> str:
+    """The results table, then the breakdown by question type."""
+    run = report.run
+    metrics = list(report.scores[0].strict)
+    header = ["system", *metrics, f"expanded R@{HEADLINE_K}", f"Δ R@{HEADLINE_K} vs {report.best_baseline} [95% CI], p"]
+    lines = [
+        f"**{run.dataset.name}**: {len(run.dataset.questions)} questions, {len(run.dataset.corpus)} passages, "
+        f"{report.created:%Y-%m-%d}. Strict scoring (passage hits only); `{report.command}`",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for s in report.scores:
+        test = s.versus_best_baseline
+        delta = (
+            ""
+            if test is None
+            else f"{test.difference:+.1f} [{test.low:+.1f}, {test.high:+.1f}], p={test.p_not_better:.3f}"
+        )
+        expanded = "" if s.kind == BASELINE else _cell(s.expanded.get(HEADLINE))
+        lines.append("| " + " | ".join([s.name, *(_cell(s.strict[m]) for m in metrics), expanded, delta]) + " |")
+    types = list(report.scores[0].by_type)
+    if len(types) > 1:
+        counts = report.scores[0].by_type
+        lines += ["", f"Recall@{HEADLINE_K} by question type:", ""]
+        lines.append("| system | " + " | ".join(f"{t} (n={int(counts[t]['n'])})" for t in types) + " |")
+        lines.append("|---|" + "---|" * len(types))
+        for s in report.scores:
+            lines.append(f"| {s.name} | " + " | ".join(_cell(s.by_type[t][HEADLINE]) for t in types) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def summary_json(report: EvalReport) -> dict[str, Any]:
+    """The JSON summary (see the module docstring for its keys)."""
+    run = report.run
+    return {
+        "dataset": run.dataset.name,
+        "created": report.created.isoformat(timespec="seconds"),
+        "command": report.command,
+        "questions": len(run.dataset.questions),
+        "passages": len(run.dataset.corpus),
+        "corpus_sha256": run.dataset.corpus_hash,
+        "config": json.loads(run.config.model_dump_json()),
+        "best_baseline": report.best_baseline,
+        "recall_at_5": {s.name: round(s.strict[HEADLINE], 2) for s in report.scores},
+        "systems": {
+            s.name: {
+                "kind": s.kind,
+                "strict": _rounded(s.strict),
+                "expanded": _rounded(s.expanded),
+                "by_type": {t: _rounded(v) for t, v in s.by_type.items()},
+                "versus_best_baseline": None if s.versus_best_baseline is None else asdict(s.versus_best_baseline),
+            }
+            for s in report.scores
+        },
+        "seconds": _rounded(run.seconds),
+    }
+
+
+def _rounded(values: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 2) for k, v in values.items()}
+
+
+def question_lines(report: EvalReport) -> list[str]:
+    """One JSON line per (system, question): the ranked passages and the question's scores, for diffing runs."""
+    lines = []
+    systems: dict[str, SystemRun] = {s.name: s for s in report.run.systems}
+    for s in report.scores:
+        system = systems[s.name]
+        for i, (question, row) in enumerate(zip(report.run.dataset.questions, s.rows, strict=True)):
+            record = {
+                "system": s.name,
+                "question_index": i,
+                "question": question.question,
+                "type": question.type,
+                "gold": list(question.gold),
+                "ranked": system.strict[i],
+                "expanded": system.expanded[i],
+                **row,
+            }
+            lines.append(json.dumps(record, ensure_ascii=False))
+    return lines
+
+
+def chart(report: EvalReport, path: Path) -> None:
+    """A grouped bar chart of Recall@k per system."""
+    import matplotlib  # noqa: PLC0415 - an optional dependency, loaded only to draw
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    metrics = [m for m in report.scores[0].strict if m.startswith("recall@")]
+    width = 0.8 / len(report.scores)
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.6 * len(metrics) * len(report.scores) ** 0.5), 4.0))
+    for n, s in enumerate(report.scores):
+        positions = [i + n * width for i in range(len(metrics))]
+        bars = axes.bar(positions, [s.strict[m] for m in metrics], width, label=s.name)
+        axes.bar_label(bars, fmt="%.0f", fontsize=7)
+    axes.set_xticks(
+        [i + width * (len(report.scores) - 1) / 2 for i in range(len(metrics))], [m.capitalize() for m in metrics]
+    )
+    axes.set_ylabel("% of gold passages retrieved")
+    axes.set_ylim(0, 100)
+    axes.set_title(
+        f"{report.run.dataset.name}: {len(report.run.dataset.questions)} questions ({report.created:%Y-%m-%d})"
+    )
+    axes.legend(fontsize=8, loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenFiles:
+    """Where a report was written."""
+
+    markdown: Path
+    json: Path
+    questions: Path
+    chart: Path
+
+
+def write(report: EvalReport, folder: Path) -> WrittenFiles:
+    """Write the four files under ``folder``, named by dataset and time, and return their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = folder / f"{report.run.dataset.name}-{report.created:%Y%m%d-%H%M%S}"
+    files = WrittenFiles(
+        stem.with_suffix(".md"), stem.with_suffix(".json"), Path(f"{stem}.questions.jsonl"), stem.with_suffix(".png")
+    )
+    files.markdown.write_text(markdown(report), encoding="utf-8")
+    files.json.write_text(json.dumps(summary_json(report), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    files.questions.write_text("\n".join(question_lines(report)) + "\n", encoding="utf-8")
+    chart(report, files.chart)
+    return files
