@@ -16,7 +16,10 @@ export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
 # The strict editable install links each file into build/; a new or renamed file needs a relink.
 SOURCES := $(shell find components pipelines flows service conf -name '*.py' -o -name '*.yaml' 2>/dev/null)
 
-.PHONY: install demo test lint typecheck bench clean
+# The public multi-hop QA sets `make eval` scores (see bench/README.md there for their provenance and licences).
+export AGRAG_EVAL_BENCH_DIR ?= ../shared/bench
+
+.PHONY: install demo test lint typecheck bench eval clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,5 +58,11 @@ test: lint typecheck
 bench: install
 	$(BIN)/python bench/bench_ingest_search.py
 
+# Retrieval quality: every shipped recipe against BM25, dense and RRF baselines on both dev sets; MuSiQue also on a
+# graph built from its precomputed LLM triples. Results land in bench/results/; reruns reuse bench/cache/.
+eval: install
+	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval hotpotqa_dev
+	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval musique_dev evaluation.llm_triples=true
+
 clean:
-	rm -rf $(VENV) build *.egg-info .agrag .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .agrag .mypy_cache .pytest_cache .ruff_cache bench/cache

@@ -126,6 +126,7 @@ def write_stores(
     store.graph.upsert_entities(extraction.entities)
     store.entities.upsert(entity_points)
     store.graph.upsert_mentions(extraction.mentions)
+    store.graph.upsert_about(extraction.about)
     store.graph.upsert_relations(extraction.relations)
     chunk_counts = Counter(c.document_id for c in chunks)
     store.graph.commit_documents([(d.document, chunk_counts[d.document.id]) for d in documents])

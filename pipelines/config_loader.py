@@ -15,7 +15,7 @@ from typing import Any
 from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from omegaconf import OmegaConf, open_dict
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
 from agrag.components.errors import ConfigError, UnknownConfigChoiceError
@@ -44,10 +44,10 @@ def available_options(group: str, dirs: Sequence[Path]) -> list[str]:
 
 
 def _check_choices(overrides: Sequence[str], dirs: Sequence[Path]) -> None:
-    groups = {p.name for d in dirs for p in d.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
     for override in overrides:
         key, sep, value = override.partition("=")
-        if sep and key in groups:
+        is_group = not key.startswith(("_", ".", "+", "~", "hydra")) and any((d / key).is_dir() for d in dirs)
+        if sep and is_group:
             valid = available_options(key, dirs)
             if value not in valid:
                 raise UnknownConfigChoiceError(key, value, valid)
@@ -91,7 +91,7 @@ def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
         choices = dict(cfg.hydra.runtime.choices)
         with open_dict(cfg):
             del cfg["hydra"]  # Hydra's own node holds interpolations that only resolve inside a Hydra app
-        data = OmegaConf.to_container(cfg, resolve=True)
+        data = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
     except HydraException as exc:
         match = _OVERRIDE_KEY.search(str(exc))
         if match:
@@ -101,6 +101,11 @@ def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
                 f"{key} is not a setting (valid keys here: {', '.join(valid)}). Check the spelling of the override."
             ) from exc
         raise ConfigError(f"Could not compose the configuration: {exc}") from exc
+    except MissingMandatoryValue as exc:
+        key = exc.full_key or "a value marked ???"
+        raise ConfigError(
+            f"{key} must be set: add the override {key}=... (see its YAML file for what it means)."
+        ) from exc
     except OmegaConfBaseException as exc:
         raise ConfigError(f"Could not compose the configuration: {exc}") from exc
     assert isinstance(data, dict)

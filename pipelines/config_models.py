@@ -24,6 +24,7 @@ class RetrievalMethod(StrEnum):
 
     ENTITY = "entity"
     CHUNK = "chunk"
+    PPR = "ppr"
 
     @classmethod
     def from_str(cls, value: str, recipe: str | None = None) -> RetrievalMethod:
@@ -40,7 +41,7 @@ class RecipeConfig(StrictModel):
     name: str = Field("custom", description="The recipe's name (the file name under conf/recipe).")
     description: str = Field("", description="What the recipe is for, in a sentence.")
     methods: tuple[RetrievalMethod, ...] = Field(
-        ..., min_length=1, description="Methods to run at the same time: entity, chunk."
+        ..., min_length=1, description="Methods to run at the same time: entity, chunk, ppr."
     )
     limit: int = Field(10, ge=1, le=1000, description="The most results returned.")
 
@@ -117,7 +118,9 @@ class IngestConfig(StrictModel):
 class EvalConfig(StrictModel):
     """What ``agrag eval`` runs and how it scores."""
 
-    recipes: tuple[str, ...] = Field(("hybrid",), min_length=1, description="Recipes (conf/recipe names) to score.")
+    recipes: tuple[str, ...] = Field(
+        ("hybrid", "chunk", "multi_hop"), min_length=1, description="Recipes (conf/recipe names) to score."
+    )
     ks: tuple[int, ...] = Field((2, 5, 10), min_length=1, description="The k of each Recall@k column.")
     result_limit: int = Field(
         30, ge=1, le=1000, description="Each recipe's limit during eval, so the passage list reaches the largest k."

@@ -60,7 +60,7 @@ class SearchEngine:
     def pipeline_for(self, recipe: RecipeConfig) -> Pipeline:
         """The (cached) Haystack pipeline of a recipe."""
         if recipe not in self._pipelines:
-            pipeline = build_search_pipeline(recipe, self.store, self.embedder, self.settings.rrf_k)
+            pipeline = build_search_pipeline(recipe, self.store, self.embedder, self.settings)
             pipeline.warm_up()  # load models now, so a trace times the search and not the model load
             self._pipelines[recipe] = pipeline
         return self._pipelines[recipe]

@@ -42,6 +42,12 @@ class RetrievalSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RETRIEVAL_", env_file=".env", extra="ignore", frozen=True)
 
     rrf_k: int = Field(60, ge=1, description="The k of Reciprocal Rank Fusion: 1 / (k + rank).")
+    ppr_damping: float = Field(
+        0.5, gt=0, lt=1, description="The ppr method's walk: the chance of following an edge rather than restarting."
+    )
+    ppr_temperature: float = Field(
+        0.1, gt=0, description="The ppr method: lower values let query similarity outweigh the walk more."
+    )
 
 
 class EvalSettings(BaseSettings):

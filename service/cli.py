@@ -112,6 +112,10 @@ def evaluate(
         Path | None,
         typer.Option("--questions", help='Your questions: a JSON list of {"question", "gold": [corpus indexes]}.'),
     ] = None,
+    triples: Annotated[
+        Path | None,
+        typer.Option("--triples", help="Precomputed triples for --corpus (HippoRAG OpenIE JSON), for llm_triples."),
+    ] = None,
 ) -> None:
     """Score recipes against BM25, dense and RRF baselines: Recall@k on multi-hop questions."""
     from agrag.components.errors import AgragError
@@ -119,10 +123,11 @@ def evaluate(
     if dataset is not None and "=" in dataset:  # `agrag eval --corpus c --questions q recipe.limit=5`
         overrides, dataset = [dataset, *(overrides or [])], None
     try:
+        from agrag.service.evaluation.command import DatasetChoice
         from agrag.service.evaluation.command import evaluate as run_eval
 
         quiet_prefect_run_loggers()
-        run_eval(dataset, corpus, questions, list(overrides or []), console)
+        run_eval(DatasetChoice(dataset, corpus, questions, triples), list(overrides or []), console)
     except AgragError as exc:
         _fail(exc)
 

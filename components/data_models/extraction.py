@@ -19,8 +19,12 @@ class Mention:
 
 @dataclass(frozen=True, slots=True)
 class Extraction:
-    """Entities, mentions and relations found in a batch of chunks, before merging."""
+    """Entities, mentions and relations found in a batch of chunks, before merging.
+
+    ``about`` links each chunk to the entities it is about (its document's title), a stronger tie than a mention.
+    """
 
     entities: tuple[Entity, ...]
     mentions: tuple[Mention, ...]
     relations: tuple[Relation, ...]
+    about: tuple[Mention, ...] = ()

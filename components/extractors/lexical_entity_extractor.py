@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from haystack import component
 
 from agrag.components.data_models.chunk import Chunk
-from agrag.components.data_models.entity import Entity, entity_id_for
+from agrag.components.data_models.entity import Entity, entity_id_for, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation, relation_id_for
 
@@ -27,7 +27,7 @@ _MAX_DESCRIPTION = 240
 # Sentences naming many entities (lists, table rows) would add every pair; only the first few pair up.
 _MAX_PAIRED_PER_SENTENCE = 6
 # Capitalized words that start sentences or title headings without naming anything.
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     """
     a about above after again against all also an and any are as at be because been before being below between
     both but by can could did do does during each either every few for from further had has have having he her
@@ -41,6 +41,30 @@ _STOP = frozenset(
     october november december
     """.split()
 )
+
+
+TOPIC_LABEL = "Topic"
+_MAX_TITLE_WORDS = 10
+_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def title_names(title: str) -> list[str]:
+    """The names a document title gives its chunks to be about: the title, and without a ``(qualifier)``.
+
+    Long titles (sentences rather than names) and titles that are only function words or digits give none.
+    """
+    names = []
+    for name in (title.strip(), _QUALIFIER.sub("", title).strip()):
+        normalized = normalize_name(name)
+        if (
+            normalized
+            and len(normalized.split()) <= _MAX_TITLE_WORDS
+            and normalized not in STOP_WORDS
+            and not normalized.isdigit()
+            and name not in names
+        ):
+            names.append(name)
+    return names
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +95,7 @@ def _opens_clause(sentence: str, offset: int) -> bool:
 
 
 def _is_capitalized(token: str) -> bool:
-    return bool(_ACRONYM.match(token)) or (token[0].isupper() and token.casefold() not in _STOP)
+    return bool(_ACRONYM.match(token)) or (token[0].isupper() and token.casefold() not in STOP_WORDS)
 
 
 def _spans(sentence: str) -> Iterator[_Span]:
@@ -100,8 +124,9 @@ class LexicalEntityExtractor:
     A span is a run of capitalized words (``Maria Chen``, ``Orion Planner``) or an acronym (``SLAM``). A single
     capitalized word at the start of a sentence counts only if the same word also appears capitalized in the middle
     of a sentence somewhere in the batch, so ordinary sentence openers do not become entities. Two entities in one
-    sentence (or one table row) give a ``RELATED_TO`` relation that keeps the chunk supporting it. Output is not yet
-    merged: ``ExactNameResolver`` merges it by normalized name.
+    sentence (or one table row) give a ``RELATED_TO`` relation that keeps the chunk supporting it. Every chunk is
+    *about* its document's title (a ``Topic`` entity; see ``title_names``). Output is not yet merged:
+    ``ExactNameResolver`` merges it by normalized name.
 
     Usage:
         ```python
@@ -122,7 +147,11 @@ class LexicalEntityExtractor:
         entities: list[Entity] = []
         mentions: list[Mention] = []
         relations: list[Relation] = []
+        about: list[Mention] = []
         for chunk, sentences in parsed:
+            for name in title_names(chunk.title):
+                entities.append(Entity(entity_id_for(name), name, TOPIC_LABEL, f"Subject of {chunk.title!r}"))
+                about.append(Mention(chunk.id, entity_id_for(name), 1))
             counts: Counter[str] = Counter()
             for sentence, spans in sentences:
                 kept = [s for s in spans if self._keep(s, seen_inside)]
@@ -136,7 +165,7 @@ class LexicalEntityExtractor:
                         ids.append(entity_id)
                 relations.extend(self._pairs(ids[:_MAX_PAIRED_PER_SENTENCE], chunk.id, sentence))
             mentions.extend(Mention(chunk.id, entity_id, n) for entity_id, n in counts.items())
-        return {"extraction": Extraction(tuple(entities), tuple(mentions), tuple(relations))}
+        return {"extraction": Extraction(tuple(entities), tuple(mentions), tuple(relations), tuple(about))}
 
     def _keep(self, span: _Span, seen_inside: set[str]) -> bool:
         if len(span.name) < self.min_name_length:

@@ -16,6 +16,7 @@ from agrag.components.data_models.entity import Entity, entity_id_for, normalize
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.errors import IngestError
+from agrag.components.extractors.lexical_entity_extractor import TOPIC_LABEL, title_names
 
 ENTITY_LABEL = "Entity"
 _MAX_TYPE = 48
@@ -107,10 +108,13 @@ class TriplesFileExtractor:
         relations: list[Relation] = []
         for passage, members in groups.values():
             self._extract(passage, members, entities, mentions, relations)
-        return {
-            "extraction": Extraction(tuple(entities), tuple(mentions), tuple(relations)),
-            "unmatched_chunks": unmatched,
-        }
+        about = []
+        for chunk in chunks:  # the graph layer is the same whatever extracted the entities: chunks are about titles
+            for name in title_names(chunk.title):
+                entities.append(Entity(entity_id_for(name), name, TOPIC_LABEL, f"Subject of {chunk.title!r}"))
+                about.append(Mention(chunk.id, entity_id_for(name), 1))
+        extraction = Extraction(tuple(entities), tuple(mentions), tuple(relations), tuple(about))
+        return {"extraction": extraction, "unmatched_chunks": unmatched}
 
     @staticmethod
     def _extract(

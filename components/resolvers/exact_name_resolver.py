@@ -51,4 +51,5 @@ class ExactNameResolver:
             Relation(r.id, r.source_id, r.target_id, r.type, tuple(sorted(support[r.id])), r.description)
             for r in first.values()
         )
-        return {"extraction": Extraction(entities, mentions, relations)}
+        about = tuple(dict.fromkeys(Mention(m.chunk_id, m.entity_id, 1) for m in extraction.about))
+        return {"extraction": Extraction(entities, mentions, relations, about)}

@@ -9,7 +9,11 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.document import Document
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import Mention
+from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
+
+# StoreInfo key that changes on every committed write: readers that cache graph snapshots compare it.
+GENERATION_KEY = "generation"
 
 
 @runtime_checkable
@@ -65,7 +69,15 @@ class GraphStore(Protocol):
         ...
 
     def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Current chunks that mention each entity, most mentions first."""
+        """Current chunks about or mentioning each entity: chunks about it first, then most mentions."""
+        ...
+
+    def upsert_about(self, about: Sequence[Mention]) -> None:
+        """Link chunks to the entities they are about."""
+        ...
+
+    def passage_edges(self) -> PassageEdges:
+        """Every (chunk, entity) mention and about link of the current chunks."""
         ...
 
     def relations_of(self, entity_id: str) -> list[Relation]:

@@ -13,12 +13,13 @@ SCHEMA: tuple[str, ...] = (
     "CREATE REL TABLE IF NOT EXISTS NEXT(FROM Chunk TO Chunk)",
     "CREATE REL TABLE IF NOT EXISTS PARENT(FROM Chunk TO Chunk)",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Chunk TO Entity, count INT64)",
+    "CREATE REL TABLE IF NOT EXISTS ABOUT(FROM Chunk TO Entity)",
     "CREATE REL TABLE IF NOT EXISTS RELATED("
     "FROM Entity TO Entity, id STRING, type STRING, description STRING, chunk_ids STRING[])",
 )
 
 NODE_TABLES = ("Document", "Chunk", "Entity")
-REL_TABLES = ("HAS_CHUNK", "NEXT", "PARENT", "MENTIONS", "RELATED")
+REL_TABLES = ("HAS_CHUNK", "NEXT", "PARENT", "MENTIONS", "ABOUT", "RELATED")
 
 GET_INFO = "MATCH (i:StoreInfo) RETURN i.key, i.value"
 
@@ -66,6 +67,14 @@ UPSERT_MENTIONS = (
     "MERGE (c)-[m:MENTIONS]->(e) SET m.count = r.count"
 )
 
+UPSERT_ABOUT = (
+    "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk_id}), (e:Entity {id: r.entity_id}) MERGE (c)-[:ABOUT]->(e)"
+)
+
+# The passage-entity graph of the current chunks, for graph walks over the whole store.
+CURRENT_MENTION_EDGES = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.current RETURN c.id, e.id"
+CURRENT_ABOUT_EDGES = "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE c.current RETURN c.id, e.id"
+
 UPSERT_RELATIONS = (
     "UNWIND $rows AS r MATCH (a:Entity {id: r.source_id}), (b:Entity {id: r.target_id}) "
     "MERGE (a)-[x:RELATED {id: r.id}]->(b) "
@@ -84,6 +93,7 @@ GET_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, e.name, e.label
 SUPPORTING_CHUNKS = (
     "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE e.id IN $ids AND c.current RETURN e.id, c.id, m.count"
 )
+ABOUT_CHUNKS = "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids AND c.current RETURN e.id, c.id"
 
 GET_RELATIONS_OF = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE a.id = $entity_id OR b.id = $entity_id "

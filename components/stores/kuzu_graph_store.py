@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import uuid
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -15,9 +16,11 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.document import Document
 from agrag.components.data_models.entity import Entity, normalize_name
 from agrag.components.data_models.extraction import Mention
+from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.errors import StoreError, StoreLockedError
 from agrag.components.stores import kuzu_cypher as cy
+from agrag.components.stores.graph_store import GENERATION_KEY
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # Kùzu copies every row of an UNWIND list into one transaction; batches keep memory flat on large folders.
@@ -123,7 +126,10 @@ class KuzuGraphStore:
         return [row[0] for row in self._run_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
 
     def commit_documents(self, documents: Sequence[tuple[Document, int]]) -> None:
-        """Record each document version (with its chunk count) as current and fully written."""
+        """Record each document version (with its chunk count) as current and fully written.
+
+        Also records a new ``generation``, so readers that cache the graph know it changed.
+        """
         rows = [
             {
                 "id": d.id,
@@ -135,6 +141,7 @@ class KuzuGraphStore:
             for d, count in documents
         ]
         self._run_batched(cy.UPSERT_DOCUMENTS, "rows", rows)
+        self.set_info({GENERATION_KEY: uuid.uuid4().hex})
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
         """Return which of ``entity_ids`` are stored."""
@@ -158,6 +165,17 @@ class KuzuGraphStore:
         """Link chunks to the entities they name."""
         rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count} for m in mentions]
         self._run_batched(cy.UPSERT_MENTIONS, "rows", rows)
+
+    def upsert_about(self, about: Sequence[Mention]) -> None:
+        """Link chunks to the entities they are about."""
+        rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id} for m in about]
+        self._run_batched(cy.UPSERT_ABOUT, "rows", rows)
+
+    def passage_edges(self) -> PassageEdges:
+        """Every (chunk, entity) mention and about link of the current chunks."""
+        mentions = [(row[0], row[1]) for row in self._run(cy.CURRENT_MENTION_EDGES)]
+        about = [(row[0], row[1]) for row in self._run(cy.CURRENT_ABOUT_EDGES)]
+        return PassageEdges(tuple(mentions), tuple(about))
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
         """Create relations, or add supporting chunks to stored ones."""
@@ -201,11 +219,16 @@ class KuzuGraphStore:
         return [found[i] for i in entity_ids if i in found]
 
     def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Current chunks that mention each entity, most mentions first (then by id)."""
-        rows = self._run(cy.SUPPORTING_CHUNKS, {"ids": list(entity_ids)})
-        support: dict[str, list[tuple[int, str]]] = {}
-        for entity_id, chunk_id, count in rows:
-            support.setdefault(entity_id, []).append((-int(count), chunk_id))
+        """Current chunks about or mentioning each entity: chunks about it first, then most mentions, then by id."""
+        params = {"ids": list(entity_ids)}
+        ranked: dict[tuple[str, str], tuple[int, int]] = {}
+        for entity_id, chunk_id in self._run(cy.ABOUT_CHUNKS, params):
+            ranked[(entity_id, chunk_id)] = (0, 0)
+        for entity_id, chunk_id, count in self._run(cy.SUPPORTING_CHUNKS, params):
+            ranked.setdefault((entity_id, chunk_id), (1, -int(count)))
+        support: dict[str, list[tuple[tuple[int, int], str]]] = {}
+        for (entity_id, chunk_id), order in ranked.items():
+            support.setdefault(entity_id, []).append((order, chunk_id))
         return {entity_id: [c for _, c in sorted(pairs)] for entity_id, pairs in support.items()}
 
     def relations_of(self, entity_id: str) -> list[Relation]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import qdrant_edge as qe
 
@@ -20,7 +20,13 @@ from agrag.components.stores.qdrant_common import (
     prefetch_limit,
     settle_ties,
 )
-from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorPoint
+from agrag.components.stores.vector_store import (
+    PayloadFilter,
+    StoredPoint,
+    VectorCollection,
+    VectorHit,
+    VectorPoint,
+)
 
 
 def _edge_filter(payload_filter: PayloadFilter | None) -> qe.Filter | None:
@@ -155,6 +161,20 @@ class QdrantEdgeVectorStore:
         except Exception as exc:
             raise StoreError(f"Could not read the Qdrant Edge shard at {self._path}: {exc}") from exc
         return {r.payload[ITEM_ID_FIELD] for r in records if r.payload}
+
+    def fetch(self, ids: Sequence[str]) -> list[StoredPoint]:
+        """Return the stored points among ``ids`` with their dense vectors (normalized) and payloads."""
+        if not ids:
+            return []
+        try:
+            records = self._shard.retrieve([point_uuid(i) for i in ids], True, True)
+        except Exception as exc:
+            raise StoreError(f"Could not read the Qdrant Edge shard at {self._path}: {exc}") from exc
+        return [
+            StoredPoint(r.payload[ITEM_ID_FIELD], tuple(cast(list[float], r.vector[DENSE_VECTOR])), dict(r.payload))
+            for r in records
+            if r.payload and isinstance(r.vector, dict)
+        ]
 
     def count(self) -> int:
         """Return the number of stored points."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agrag.components.errors import ConfigError, StoreError
 from agrag.components.stores.qdrant_common import (
@@ -17,7 +17,7 @@ from agrag.components.stores.qdrant_common import (
     prefetch_limit,
     settle_ties,
 )
-from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorPoint
+from agrag.components.stores.vector_store import PayloadFilter, StoredPoint, VectorCollection, VectorHit, VectorPoint
 
 try:
     from qdrant_client import QdrantClient, models
@@ -159,6 +159,22 @@ class QdrantServerVectorStore:
         except Exception as exc:
             raise StoreError(f"Could not read Qdrant collection {self._name} at {self._where}: {exc}") from exc
         return {r.payload[ITEM_ID_FIELD] for r in records if r.payload}
+
+    def fetch(self, ids: Sequence[str]) -> list[StoredPoint]:
+        """Return the stored points among ``ids`` with their dense vectors (normalized) and payloads."""
+        if not ids:
+            return []
+        try:
+            records = self._client.retrieve(
+                self._name, ids=[point_uuid(i) for i in ids], with_payload=True, with_vectors=[DENSE_VECTOR]
+            )
+        except Exception as exc:
+            raise StoreError(f"Could not read Qdrant collection {self._name} at {self._where}: {exc}") from exc
+        return [
+            StoredPoint(r.payload[ITEM_ID_FIELD], tuple(cast(list[float], r.vector[DENSE_VECTOR])), dict(r.payload))
+            for r in records
+            if r.payload and isinstance(r.vector, dict)
+        ]
 
     def count(self) -> int:
         """Return the number of stored points."""

@@ -44,6 +44,15 @@ class VectorHit:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredPoint:
+    """A stored point read back by id: its normalized dense vector and payload."""
+
+    id: str
+    dense: tuple[float, ...]
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class PayloadFilter:
     """Exact-match conditions on payload fields; a tuple value means any of its values. All conditions must hold."""
 
@@ -76,6 +85,10 @@ class VectorStore(Protocol):
 
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         """Return which of ``ids`` are stored."""
+        ...
+
+    def fetch(self, ids: Sequence[str]) -> list[StoredPoint]:
+        """Return the stored points among ``ids`` with their dense vectors (normalized) and payloads."""
         ...
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:

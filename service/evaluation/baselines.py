@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,6 +22,9 @@ def _bm25s() -> object:
         raise EvaluationError(
             "`agrag eval` needs the eval extra: pip install 'agrag[eval]' (bm25s and matplotlib)."
         ) from exc
+    for name in list(logging.root.manager.loggerDict):
+        if name.startswith("bm25s"):
+            logging.getLogger(name).setLevel(logging.WARNING)  # it logs every index build at DEBUG
     return bm25s
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from agrag.components.errors import EvaluationError
 from agrag.pipelines.config_loader import load_config
@@ -19,35 +20,41 @@ from agrag.service.evaluation.report import WrittenFiles, markdown, score, write
 from agrag.service.evaluation.runner import EVAL_STORE_OVERRIDES, EvalInputs, run_evaluation
 
 
-def pick_dataset(dataset: str | None, corpus: Path | None, questions: Path | None, bench_dir: Path) -> EvalDataset:
-    """A named set from the bench folder, or a generic corpus and questions file pair."""
-    if (corpus is None) != (questions is None):
+@dataclass(frozen=True, slots=True)
+class DatasetChoice:
+    """What the command line named: a set in the bench folder, or generic files (with optional triples)."""
+
+    name: str | None = None
+    corpus: Path | None = None
+    questions: Path | None = None
+    triples: Path | None = None
+
+
+def pick_dataset(choice: DatasetChoice, bench_dir: Path) -> EvalDataset:
+    """Load the chosen dataset; a contradictory or incomplete choice raises ``EvaluationError``."""
+    if (choice.corpus is None) != (choice.questions is None):
         raise EvaluationError("Give both --corpus and --questions, or neither (and a dataset name).")
-    if corpus is not None and questions is not None:
-        if dataset is not None:
-            raise EvaluationError(f"Give either a dataset name ({dataset!r}) or --corpus/--questions, not both.")
-        return load_generic(corpus, questions)
-    if dataset is None:
+    if choice.corpus is not None and choice.questions is not None:
+        if choice.name is not None:
+            raise EvaluationError(f"Give either a dataset name ({choice.name!r}) or --corpus/--questions, not both.")
+        return replace(load_generic(choice.corpus, choice.questions), triples_path=choice.triples)
+    if choice.name is None:
         raise EvaluationError(
             "Name a dataset (musique_dev, hotpotqa_dev) or give --corpus corpus.json --questions questions.json."
         )
-    return load_named(dataset, bench_dir)
+    if choice.triples is not None:
+        raise EvaluationError("--triples goes with --corpus and --questions; the named sets know their own.")
+    return load_named(choice.name, bench_dir)
 
 
-def evaluate(
-    dataset: str | None,
-    corpus: Path | None,
-    questions: Path | None,
-    overrides: Sequence[str],
-    console: Console,
-) -> WrittenFiles:
+def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) -> WrittenFiles:
     """Run one evaluation end to end and print its table; returns where the files went."""
     eval_settings = load_eval_settings()
     all_overrides = [*EVAL_STORE_OVERRIDES, *overrides]
     config = load_config(all_overrides)
     for name in config.evaluation.recipes:  # a misspelled recipe fails now, not after the ingest
         load_config([*all_overrides, f"recipe={name}"])
-    chosen = pick_dataset(dataset, corpus, questions, eval_settings.bench_dir).head(config.evaluation.max_questions)
+    chosen = pick_dataset(choice, eval_settings.bench_dir).head(config.evaluation.max_questions)
     console.print(
         f"Evaluating {chosen.name}: {len(chosen.questions)} questions over {len(chosen.corpus)} passages; "
         f"recipes {', '.join(config.evaluation.recipes)}; cache {eval_settings.cache_dir}"
@@ -62,7 +69,7 @@ def evaluate(
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        bars: dict[str, int] = {}
+        bars: dict[str, TaskID] = {}
 
         def tick(label: str, done: int) -> None:
             if label not in bars:
@@ -70,6 +77,12 @@ def evaluate(
             progress.update(bars[label], completed=done)
 
         run = run_evaluation(chosen, inputs, tick)
+    for label, ingest in run.ingests.items():
+        if ingest is None:
+            console.print(f"Store {label}: reused (corpus, settings and ingestion code unchanged)")
+        else:
+            seconds = sum(ingest.stage_seconds.values())
+            console.print(f"Store {label}: ingested {ingest.chunks_written} chunks in {seconds:.0f} s")
     command = shlex.join(["agrag", "eval", *sys.argv[2:]]) if sys.argv[1:2] == ["eval"] else "agrag eval"
     report = score(run, command)
     console.print(markdown(report), markup=False, highlight=False, soft_wrap=True)

@@ -28,10 +28,9 @@ def question_scores(ranked: Sequence[int], question: EvalQuestion, ks: Sequence[
 
 
 def average(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """The mean of each metric over questions, in percent."""
-    if not rows:
-        return {}
-    return {key: 100.0 * fmean(row[key] for row in rows) for key in rows[0]}
+    """The mean of each metric over the questions that have it, in percent."""
+    keys = list(dict.fromkeys(key for row in rows for key in row))  # answer@5 only where the answer passage is known
+    return {key: 100.0 * fmean(row[key] for row in rows if key in row) for key in keys}
 
 
 def by_type(rows: Sequence[Mapping[str, float]], questions: Sequence[EvalQuestion]) -> dict[str, dict[str, float]]:

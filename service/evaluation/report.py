@@ -191,7 +191,7 @@ def chart(report: EvalReport, path: Path) -> None:
     axes.set_title(
         f"{report.run.dataset.name}: {len(report.run.dataset.questions)} questions ({report.created:%Y-%m-%d})"
     )
-    axes.legend(fontsize=8, loc="lower right")
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)

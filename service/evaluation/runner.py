@@ -15,6 +15,7 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import EvaluationError
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.flows.ingest_report import IngestReport
 from agrag.pipelines.config_models import AgragConfig, RecipeConfig
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import AgragSettings, EvalSettings, load_retrieval_settings
@@ -57,6 +58,7 @@ class EvalRun:
     config: AgragConfig
     systems: list[SystemRun]
     seconds: dict[str, float] = field(default_factory=dict)
+    ingests: dict[str, IngestReport | None] = field(default_factory=dict)
 
 
 def _passages(
@@ -153,13 +155,17 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
         cache=SqliteEmbeddingCache(cache_dir / "embeddings", config.embedder.model),
     )
     seconds: dict[str, float] = {}
+    ingests: dict[str, IngestReport | None] = {}
     started = time.perf_counter()
     systems = run_baselines(dataset, embedder, depth)
     seconds["baselines"] = time.perf_counter() - started
     variants: list[tuple[str, tuple[str, ...]]] = [("", ())]
     if config.evaluation.llm_triples:
         if dataset.triples_path is None:
-            raise EvaluationError(f"{dataset.name} has no precomputed triples file; set evaluation.llm_triples=false.")
+            raise EvaluationError(
+                f"{dataset.name} has no precomputed triples file: give one with --triples FILE, "
+                "or set evaluation.llm_triples=false."
+            )
         variants.append((LLM_TRIPLES, ("ingest/extractor=triples", f"ingest.extractor.path={dataset.triples_path}")))
     searcher = _Searcher(inputs, embedder, recipes, [q.question for q in dataset.questions], document_index(dataset))
     for variant, extra in variants:
@@ -168,10 +174,11 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
         overrides = [*EVAL_STORE_OVERRIDES, *inputs.overrides, *extra]
         built = build_store(dataset, overrides, label, cache_dir, inputs.progress)
         seconds[f"ingest {label}"] = time.perf_counter() - started
+        ingests[label] = built.report
         started = time.perf_counter()
         systems.extend(searcher.run(built, variant, tick))
         seconds[f"search {label}"] = time.perf_counter() - started
-    return EvalRun(dataset, config, systems, seconds)
+    return EvalRun(dataset, config, systems, seconds, ingests)
 
 
 @dataclass(frozen=True, slots=True)

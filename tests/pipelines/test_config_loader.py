@@ -4,7 +4,13 @@ import pytest
 
 from agrag.components.errors import ConfigError, UnknownConfigChoiceError, UnknownRecipeMethodError
 from agrag.pipelines.config_loader import load_config, packaged_conf_dir
-from agrag.pipelines.config_models import EdgeVectorStoreConfig, QdrantVectorStoreConfig, RetrievalMethod
+from agrag.pipelines.config_models import (
+    EdgeVectorStoreConfig,
+    LexicalExtractorConfig,
+    QdrantVectorStoreConfig,
+    RetrievalMethod,
+    TriplesExtractorConfig,
+)
 from agrag.pipelines.recipes import load_recipe
 
 
@@ -32,9 +38,26 @@ def test_overrides_change_values_and_pick_group_options() -> None:
 
 
 def test_an_unknown_recipe_names_the_valid_choices() -> None:
-    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: hybrid") as info:
+    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: chunk, hybrid, multi_hop") as info:
         load_config(["recipe=nonexistent"])
-    assert info.value.valid == ["hybrid"]
+    assert info.value.valid == ["chunk", "hybrid", "multi_hop"]
+
+
+def test_the_extractor_is_a_nested_group_and_triples_need_a_path() -> None:
+    assert isinstance(load_config().ingest.extractor, LexicalExtractorConfig)
+    chosen = load_config(["ingest/extractor=triples", "ingest.extractor.path=/data/openie.json"]).ingest.extractor
+    assert chosen == TriplesExtractorConfig(path="/data/openie.json")
+    with pytest.raises(ConfigError, match=r"ingest\.extractor\.path"):
+        load_config(["ingest/extractor=triples"])
+    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: lexical, triples"):
+        load_config(["ingest/extractor=llm"])
+
+
+def test_evaluation_settings_are_validated() -> None:
+    assert load_config().evaluation.recipes == ("hybrid", "chunk", "multi_hop")
+    assert load_config(["evaluation.ks=[10,2,2]"]).evaluation.ks == (2, 10)
+    with pytest.raises(ConfigError, match="every k must be at least 1"):
+        load_config(["evaluation.ks=[0,5]"])
 
 
 def test_a_misspelled_override_key_names_the_valid_keys() -> None:

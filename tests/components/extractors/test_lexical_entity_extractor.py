@@ -1,6 +1,6 @@
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import entity_id_for
-from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor
+from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor, title_names
 
 
 def chunk(text: str, cid: str = "c1") -> Chunk:
@@ -55,3 +55,29 @@ def test_headings_are_not_extracted() -> None:
 def test_labels_tell_acronyms_from_names() -> None:
     extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen maintains the ROS node.")])["extraction"]
     assert {(e.name, e.label) for e in extraction.entities} == {("Maria Chen", "Name"), ("ROS", "Acronym")}
+
+
+def test_every_chunk_is_about_its_document_title_and_the_title_without_qualifier() -> None:
+    titled = Chunk(
+        "c9",
+        "d",
+        "v",
+        "Lilu is a figure in Mesopotamian myth.",
+        ("Lilu (mythology)",),
+        0,
+        0,
+        38,
+        None,
+        "Lilu (mythology)",
+    )
+    extraction = LexicalEntityExtractor().run(chunks=[titled])["extraction"]
+    about = {m.entity_id for m in extraction.about if m.chunk_id == "c9"}
+    assert about == {entity_id_for("Lilu (mythology)"), entity_id_for("Lilu")}
+    assert {e.label for e in extraction.entities if e.id in about} == {"Topic"}
+
+
+def test_sentence_long_titles_and_function_words_give_no_topic() -> None:
+    assert title_names("Notes from the long meeting where we decided many things about the roadmap") == []
+    assert title_names("The") == []
+    assert title_names("1998") == []
+    assert title_names("Orion Planner") == ["Orion Planner"]

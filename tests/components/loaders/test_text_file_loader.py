@@ -55,3 +55,11 @@ def test_bad_files_are_reported_and_the_rest_loads(tmp_path: Path) -> None:
 def test_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="not a folder"):
         TextFileLoader().run(root=str(tmp_path / "nope"))
+
+
+def test_a_plain_text_title_is_its_short_first_line(tmp_path: Path) -> None:
+    (tmp_path / "titled.txt").write_text("Journal of Mathematical Physics\nA peer-reviewed journal.", encoding="utf-8")
+    (tmp_path / "one_line.txt").write_text("Only one line here.", encoding="utf-8")
+    (tmp_path / "long.txt").write_text("x" * 130 + "\nmore", encoding="utf-8")
+    titles = {d.document.source_path: d.document.title for d in TextFileLoader().run(root=str(tmp_path))["documents"]}
+    assert titles == {"titled.txt": "Journal of Mathematical Physics", "one_line.txt": "one_line", "long.txt": "long"}

@@ -77,6 +77,7 @@ def test_schema_holds_documents_chunks_entities_and_their_links(graph: KuzuGraph
         "NEXT": 1,
         "PARENT": 1,
         "MENTIONS": 3,
+        "ABOUT": 0,
         "RELATED": 1,
     }
 
@@ -159,3 +160,36 @@ def test_a_second_process_gets_a_clear_lock_error(graph: KuzuGraphStore, tmp_pat
     assert "LOCKED" in out.stdout
     assert "another process" in out.stdout
     assert StoreLockedError.__mro__[1] is StoreError
+
+
+def test_passage_edges_cover_current_chunks_only(graph: KuzuGraphStore) -> None:
+    chunks = write_example(graph)
+    notes = Entity(entity_id_for("Notes"), "Notes", "Topic")
+    graph.upsert_entities([notes])
+    graph.upsert_about([Mention(c.id, notes.id, 1) for c in chunks])
+    edges = graph.passage_edges()
+    orion = entity_id_for("Orion Planner")
+    assert (chunks[1].id, orion) in edges.mentions
+    assert len(edges.mentions) == 3
+    assert set(edges.about) == {(c.id, notes.id) for c in chunks}
+    assert graph.supporting_chunk_ids([orion]) == {orion: sorted(c.id for c in chunks)}
+
+    newer = Document(id="d1", version="v2", title="Notes", source_path="notes.md")
+    graph.write_chunks([newer], chunks_of(newer, ["Rewritten without names."]))
+    graph.commit_documents([(newer, 1)])
+    assert graph.passage_edges().mentions == ()
+    assert graph.supporting_chunk_ids([orion]) == {}
+
+
+def test_every_commit_records_a_new_generation(graph: KuzuGraphStore) -> None:
+    write_example(graph)
+    first = graph.info()["generation"]
+    graph.commit_documents([(DOC, 2)])
+    assert graph.info()["generation"] != first
+
+
+def test_support_lists_chunks_about_an_entity_before_chunks_that_mention_it(graph: KuzuGraphStore) -> None:
+    chunks = write_example(graph)
+    orion = entity_id_for("Orion Planner")
+    graph.upsert_about([Mention(chunks[1].id, orion, 1)])
+    assert graph.supporting_chunk_ids([orion, "e-missing"]) == {orion: [chunks[1].id, chunks[0].id]}

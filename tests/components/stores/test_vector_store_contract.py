@@ -143,3 +143,12 @@ def test_exact_ties_are_ordered_by_id_on_every_call(opener: Opener, tmp_path: Pa
         assert all([hit_id for hit_id, _ in run] == ["alpha", "zeta"] for run in runs)
     finally:
         store.close()
+
+
+def test_fetch_returns_normalized_vectors_and_payloads_of_stored_ids(store: VectorStore) -> None:
+    store.upsert([VectorPoint("long", [3.0, 0.0, 4.0, 0.0], "a longer vector", {STATUS_FIELD: CURRENT, "doc": "d"})])
+    points = {p.id: p for p in store.fetch(["orion", "long", "missing"])}
+    assert set(points) == {"orion", "long"}
+    assert points["long"].dense == pytest.approx((0.6, 0.0, 0.8, 0.0))
+    assert points["orion"].payload["doc"] == "a"
+    assert store.fetch([]) == []

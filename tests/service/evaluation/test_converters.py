@@ -21,7 +21,11 @@ def test_musique_identifies_passages_by_title_and_text(tmp_path: Path) -> None:
     question = {
         "id": "3hop1__1_2_3",
         "question": "q?",
-        "paragraphs": [paragraph(0, "Y", "three", True), paragraph(1, "X", "two", True), paragraph(2, "X", "one", False)],
+        "paragraphs": [
+            paragraph(0, "Y", "three", True),
+            paragraph(1, "X", "two", True),
+            paragraph(2, "X", "one", False),
+        ],
         "question_decomposition": [{"paragraph_support_idx": 0}, {"paragraph_support_idx": 1}],
     }
     (folder / "musique_train.json").write_text(json.dumps([question]))
@@ -45,7 +49,7 @@ def test_hotpotqa_gold_is_the_unique_supporting_titles(tmp_path: Path) -> None:
 
 
 def test_unknown_or_missing_sets_say_what_to_do(tmp_path: Path) -> None:
-    with pytest.raises(EvaluationError, match="Unknown dataset 'squad'.*--corpus corpus.json"):
+    with pytest.raises(EvaluationError, match=r"Unknown dataset 'squad'.*--corpus corpus\.json"):
         load_named("squad", tmp_path)
     with pytest.raises(EvaluationError, match="AGRAG_EVAL_BENCH_DIR"):
         load_named("musique_dev", tmp_path)

@@ -19,7 +19,10 @@ def test_generic_format_round_trips(tmp_path: Path) -> None:
     corpus = write(tmp_path / "c.json", CORPUS)
     questions = write(
         tmp_path / "q.json",
-        [{"question": "Who met Ada?", "gold": [1, 0, 1], "type": "bridge", "answer_passage": 1}, {"question": "Ada?", "gold": [0]}],
+        [
+            {"question": "Who met Ada?", "gold": [1, 0, 1], "type": "bridge", "answer_passage": 1},
+            {"question": "Ada?", "gold": [0]},
+        ],
     )
     dataset = load_generic(corpus, questions, name="mine")
     assert dataset.corpus[0] == EvalPassage("Ada", "Ada wrote notes.")

@@ -1,0 +1,1 @@
+"""Graph algorithms over snapshots of the store: personalized PageRank on the passage-entity graph."""

@@ -1,0 +1,60 @@
+"""Finds the entity names a query mentions: its word n-grams that name an entity of the graph."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from agrag.components.data_models.entity import entity_id_for, normalize_name
+from agrag.components.extractors.lexical_entity_extractor import STOP_WORDS
+
+MAX_NAME_WORDS = 8
+_WORD = re.compile(r"\w[\w'’.&-]*")
+
+
+def _words(query: str) -> list[str]:
+    words = []
+    for match in _WORD.finditer(query):
+        word = match.group().rstrip(".").removesuffix("'s").removesuffix("’s")
+        if word:
+            words.append(word)
+    return words
+
+
+def _name_like(words: list[str]) -> bool:
+    """A name starts (after leading function words) with a capital or a digit, or has two content words."""
+    content = list(words)
+    while content and content[0].casefold() in STOP_WORDS:
+        content.pop(0)
+    if not content:
+        return False
+    return content[0][0].isupper() or content[0][0].isdigit() or len(content) > 1
+
+
+def _meaningful(words: list[str]) -> bool:
+    normalized = normalize_name(" ".join(words))
+    return len(normalized) > 1 and normalized not in STOP_WORDS and not normalized.isdigit()
+
+
+def query_entity_ids(query: str, known: Callable[[str], bool]) -> list[str]:
+    """Entity ids the query names, longest match first at each position; names inside a longer match are dropped.
+
+    Args:
+        query: The question or keywords.
+        known: True for an entity id the graph holds.
+    """
+    words = _words(query)
+    spans: list[tuple[int, int, str]] = []
+    for start in range(len(words)):
+        for end in range(min(len(words), start + MAX_NAME_WORDS), start, -1):
+            candidate = words[start:end]
+            entity_id = entity_id_for(" ".join(candidate))
+            if known(entity_id) and _meaningful(candidate) and _name_like(candidate):
+                spans.append((start, end, entity_id))
+                break
+    found: list[str] = []
+    for start, end, entity_id in spans:
+        inside_longer = any(s <= start and end <= e and e - s > end - start for s, e, _ in spans)
+        if not inside_longer and entity_id not in found:
+            found.append(entity_id)
+    return found

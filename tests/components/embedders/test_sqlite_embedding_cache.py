@@ -1,0 +1,45 @@
+from pathlib import Path
+
+import pytest
+
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
+from agrag.components.errors import EmbeddingError
+
+
+def test_cache_returns_stored_vectors_by_position(tmp_path: Path) -> None:
+    cache = SqliteEmbeddingCache(tmp_path / "cache", "some/model")
+    cache.put_many(["a", "b"], [[1.0, 2.0], [3.0, 4.0]])
+    cache.put_many(["a"], [[9.0, 9.0]])  # the first vector stays
+    assert cache.get_many(["b", "x", "a", "b"]) == {0: [3.0, 4.0], 2: [1.0, 2.0], 3: [3.0, 4.0]}
+    assert len(cache) == 2
+    assert cache.path.name == "some_model.sqlite"
+    cache.close()
+
+
+def test_the_embedder_computes_only_what_the_cache_lacks(
+    tmp_path: Path, embedder: SentenceTransformersTextEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = SqliteEmbeddingCache(tmp_path, embedder.model)
+    cached = SentenceTransformersTextEmbedder(embedder.model, cache=cache)
+    first = cached.embed_batch(["Maria Chen wrote the Orion Planner.", "Vega Perception"])
+    assert first[0] == pytest.approx(embedder.embed_batch(["Maria Chen wrote the Orion Planner."])[0], abs=1e-6)
+    seen: list[list[str]] = []
+    original = cached._encode
+
+    def counting(texts: list[str], progress_bar: bool | None) -> list[list[float]]:
+        seen.append(list(texts))
+        return original(texts, progress_bar)
+
+    monkeypatch.setattr(cached, "_encode", counting)
+    again = cached.embed_batch(["Vega Perception", "Atlas Controller", "Maria Chen wrote the Orion Planner."])
+    assert seen == [["Atlas Controller"]]
+    assert again[0] == first[1]
+    assert again[2] == first[0]
+
+
+def test_an_unwritable_cache_folder_is_an_embedding_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(EmbeddingError, match="AGRAG_EMBEDDING_CACHE_DIR"):
+        SqliteEmbeddingCache(blocker / "cache", "m")

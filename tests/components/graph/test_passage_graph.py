@@ -1,0 +1,47 @@
+import pytest
+
+from agrag.components.data_models.passage_edges import PassageEdges
+from agrag.components.graph.passage_graph import PassageGraph
+
+# c1 names Ada and Orion; c2 is about Orion and names Lyon; c3 is about Lyon; c4 names Vega only.
+EDGES = PassageEdges(
+    mentions=(("c1", "ada"), ("c1", "orion"), ("c2", "lyon"), ("c4", "vega"), ("c5", "orion")),
+    about=(("c2", "orion"), ("c3", "lyon")),
+)
+
+
+def test_walk_reaches_the_second_and_third_hop_but_not_unconnected_chunks() -> None:
+    mass = PassageGraph(EDGES).personalized_pagerank(["ada"])
+    assert set(mass) == {"c1", "c2", "c3", "c5"}
+    assert mass["c1"] > mass["c2"] > mass["c3"]  # one, two and three hops from Ada
+    assert mass["c2"] > mass["c5"]  # c2 is about Orion, c5 only names it
+
+
+def test_rare_seeds_weigh_more_than_common_ones() -> None:
+    graph = PassageGraph(EDGES)
+    assert graph.chunk_count("orion") == 3
+    assert graph.chunk_count("ada") == 1
+    assert graph.chunk_count("unknown") == 0
+    mass = graph.personalized_pagerank(["ada", "orion"])
+    assert mass["c1"] == max(mass.values())
+
+
+def test_no_known_seed_gives_no_mass() -> None:
+    graph = PassageGraph(EDGES)
+    assert graph.personalized_pagerank(["unknown"]) == {}
+    assert "vega" in graph
+    assert "unknown" not in graph
+
+
+def test_mass_is_a_distribution_over_the_graph() -> None:
+    graph = PassageGraph(EDGES)
+    mass = graph.personalized_pagerank(["vega"], damping=0.85)
+    assert set(mass) == {"c4"}
+    assert 0 < mass["c4"] < 1
+    assert PassageGraph(PassageEdges((), ())).personalized_pagerank(["x"]) == {}
+
+
+@pytest.mark.parametrize("damping", [0.3, 0.5, 0.85])
+def test_ranking_of_hops_holds_across_damping(damping: float) -> None:
+    mass = PassageGraph(EDGES).personalized_pagerank(["ada"], damping=damping)
+    assert sorted(mass, key=mass.__getitem__, reverse=True)[0] == "c1"

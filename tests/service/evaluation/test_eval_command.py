@@ -1,0 +1,121 @@
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agrag.service.cli import app
+
+PASSAGES = [
+    ("Maria Chen", "Maria Chen is a roboticist who wrote the Orion Planner in 2019."),
+    ("Orion Planner", "The Orion Planner is route planning software used at the Lyon Depot."),
+    ("Lyon Depot", "The Lyon Depot is a warehouse run by Acme Robotics on the banks of the Rhone."),
+    ("Acme Robotics", "Acme Robotics is a company based in Grenoble that builds warehouse robots."),
+    ("Atlas Controller", "The Atlas Controller is motor firmware written by Tomas Berg."),
+    ("Tomas Berg", "Tomas Berg is an engineer who studied at ETH Zurich."),
+    ("Grenoble", "Grenoble is a city in the French Alps, known for research institutes."),
+    ("Vega Camera", "The Vega Camera is a depth sensor mounted on every robot of the fleet."),
+]
+QUESTIONS = [
+    {
+        "question": "Which company runs the depot that uses the planner Maria Chen wrote?",
+        "gold": [0, 1, 2],
+        "type": "3hop",
+        "answer_passage": 2,
+    },
+    {
+        "question": "Where did the author of the Atlas Controller study?",
+        "gold": [4, 5],
+        "type": "2hop",
+        "answer_passage": 5,
+    },
+    {"question": "In which city is Acme Robotics based?", "gold": [3], "type": "1hop"},
+]
+TRIPLES = {
+    "Maria Chen": [["Maria Chen", "wrote", "Orion Planner"]],
+    "Orion Planner": [["Orion Planner", "used at", "Lyon Depot"]],
+    "Lyon Depot": [["Lyon Depot", "run by", "Acme Robotics"]],
+    "Acme Robotics": [["Acme Robotics", "based in", "Grenoble"]],
+    "Atlas Controller": [["Atlas Controller", "written by", "Tomas Berg"]],
+    "Tomas Berg": [["Tomas Berg", "studied at", "ETH Zurich"]],
+    "Grenoble": [["Grenoble", "located in", "French Alps"]],
+    "Vega Camera": [["Vega Camera", "is a", "depth sensor"]],
+}
+RECIPES = ["hybrid", "chunk", "multi_hop"]
+SYSTEMS = ["bm25", "dense", "rrf", *RECIPES, *(f"{r} (LLM triples)" for r in RECIPES)]
+
+
+@pytest.fixture
+def dataset_files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in PASSAGES]))
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps(QUESTIONS))
+    docs = [
+        {
+            "passage": f"{t}\n{x}",
+            "extracted_entities": sorted({e for s, _, o in TRIPLES[t] for e in (s, o)}),
+            "extracted_triples": TRIPLES[t],
+        }
+        for t, x in PASSAGES
+    ]
+    triples = tmp_path / "openie.json"
+    triples.write_text(json.dumps({"docs": docs}))
+    return corpus, questions, triples
+
+
+def run_eval(files: tuple[Path, Path, Path], *extra: str) -> str:
+    corpus, questions, triples = files
+    args = ["eval", "--corpus", str(corpus), "--questions", str(questions), "--triples", str(triples), *extra]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "240"})
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    return result.output
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_eval_end_to_end_on_a_tiny_generic_dataset(tmp_path: Path, dataset_files: tuple[Path, Path, Path]) -> None:
+    output = run_eval(dataset_files, "evaluation.llm_triples=true", "evaluation.bootstrap_samples=200")
+
+    for system in SYSTEMS:
+        assert f"| {system} |" in output
+    assert "Store default: ingested 8 chunks" in output
+    assert "Store triples: ingested 8 chunks" in output
+    results = tmp_path / "bench" / "results"
+    summary = json.loads(next(results.glob("corpus-*.json")).read_text())
+    assert list(summary["recall_at_5"]) == SYSTEMS
+    assert all(0 <= value <= 100 for value in summary["recall_at_5"].values())
+    assert summary["systems"]["hybrid"]["versus_best_baseline"]["p_not_better"] >= 0
+    assert summary["systems"]["bm25"]["versus_best_baseline"] is None
+    assert set(summary["systems"]["hybrid"]["by_type"]) == {"1hop", "2hop", "3hop"}
+    assert "answer@5" in summary["systems"]["dense"]["strict"]
+    lines = [json.loads(line) for line in next(results.glob("*.questions.jsonl")).read_text().splitlines()]
+    assert len(lines) == len(SYSTEMS) * len(QUESTIONS)
+    assert {tuple(line["gold"]) for line in lines} == {(0, 1, 2), (4, 5), (3,)}
+    assert all(len(line["ranked"]) <= 10 for line in lines)
+    assert next(results.glob("*.png")).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    again = run_eval(dataset_files, "evaluation.llm_triples=true", "evaluation.bootstrap_samples=200")
+    assert "Store default: reused" in again
+    assert "Store triples: reused" in again
+
+    def table(text: str) -> str:
+        return text.split("Strict scoring")[1].split("\n", 1)[1].split("Wrote", maxsplit=1)[0]
+
+    assert table(again) == table(output)
+
+
+def test_eval_errors_name_the_problem(dataset_files: tuple[Path, Path, Path]) -> None:
+    corpus, questions, _ = dataset_files
+    runner = CliRunner()
+    missing = runner.invoke(app, ["eval", "--corpus", str(corpus)])
+    assert missing.exit_code == 1
+    assert "Give both --corpus and --questions" in missing.output
+    typo = runner.invoke(app, ["eval", "--corpus", str(corpus), "--questions", str(questions), "evaluation.recipe=[x]"])
+    assert typo.exit_code == 2
+    assert "evaluation.recipe" in typo.output
+    unknown = runner.invoke(
+        app, ["eval", "--corpus", str(corpus), "--questions", str(questions), "evaluation.recipes=[nope]"]
+    )
+    assert unknown.exit_code == 2
+    assert "nope" in unknown.output
