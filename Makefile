@@ -43,6 +43,7 @@ demo: install
 	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Who wrote the Orion Planner?"
 	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "What caused the replanning storm in Lyon?" recipe.limit=5
 	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Who owns the Atlas Controller?" recipe.limit=5 --trace
+	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Which incident involved the planner that Maria Chen wrote?" recipe=multi_hop recipe.limit=4
 
 lint: install
 	$(BIN)/ruff check .

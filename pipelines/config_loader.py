@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from agrag.components.errors import ConfigError, UnknownConfigChoiceError
 from agrag.pipelines.config_models import AgragConfig
+from agrag.pipelines.settings import load_agrag_settings
 
 _OVERRIDE_KEY = re.compile(r"Could not override '([^']+)'")
 
@@ -120,12 +121,16 @@ def load_config(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
 
     Args:
         overrides: Hydra overrides, for example ``["recipe=hybrid", "recipe.limit=5"]``.
-        user_dir: A folder of the user's own YAML (``AGRAG_CONFIG_DIR``); ``./conf`` is used when it exists.
+        user_dir: A folder of the user's own YAML; by default ``AGRAG_CONFIG_DIR``, else ``./conf`` if it exists.
 
     Raises:
         ConfigError: an unknown option, a misspelled key, or a value of the wrong type; the message says which.
         UnknownRecipeMethodError: a recipe names a method that does not exist.
     """
+    if user_dir is None:
+        user_dir = load_agrag_settings().config_dir
+        if user_dir is not None and not user_dir.is_dir():
+            raise ConfigError(f"AGRAG_CONFIG_DIR={user_dir} is not a folder. Create it or unset the variable.")
     data = compose_raw(overrides, user_dir)
     try:
         return AgragConfig.model_validate(data)

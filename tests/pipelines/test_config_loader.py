@@ -112,3 +112,15 @@ def test_the_qdrant_backend_without_a_url_says_which_variable_to_set(tmp_path: P
     config = load_config(["vector_store=qdrant"])
     with pytest.raises(ConfigError, match="AGRAG_QDRANT_URL"):
         open_vector_store(VectorCollection.CHUNKS, config.vector_store, AgragSettings(data_dir=tmp_path), 384, 60)
+
+
+def test_agrag_config_dir_adds_the_users_recipes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mine = tmp_path / "elsewhere" / "recipe"
+    mine.mkdir(parents=True)
+    (mine / "mine.yaml").write_text("methods: [chunk, ppr]\nlimit: 4\n")
+    monkeypatch.setenv("AGRAG_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    recipe = load_config(["recipe=mine"]).recipe
+    assert (recipe.name, recipe.methods, recipe.limit) == ("mine", (RetrievalMethod.CHUNK, RetrievalMethod.PPR), 4)
+    monkeypatch.setenv("AGRAG_CONFIG_DIR", str(tmp_path / "missing"))
+    with pytest.raises(ConfigError, match=r"AGRAG_CONFIG_DIR=.*is not a folder"):
+        load_config()
