@@ -1,10 +1,13 @@
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from agrag.service.cli import app
+from agrag.service.evaluation.converters import load_named
+from agrag.service.evaluation.dataset import EvalDataset, write_generic
 
 PASSAGES = [
     ("Maria Chen", "Maria Chen is a roboticist who wrote the Orion Planner in 2019."),
@@ -119,3 +122,37 @@ def test_eval_errors_name_the_problem(dataset_files: tuple[Path, Path, Path]) ->
     )
     assert unknown.exit_code == 2
     assert "nope" in unknown.output
+
+
+REAL_BENCH = Path(__file__).resolve().parents[3].parent / "shared" / "bench"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+@pytest.mark.skipif(not REAL_BENCH.is_dir(), reason="the shared benchmark folder is not on this machine")
+def test_eval_on_a_slice_of_musique(tmp_path: Path) -> None:
+    """Three real questions over their gold passages and 40 others, through the converter and the whole harness."""
+    full = load_named("musique_dev", REAL_BENCH)
+    questions = full.questions[:3]
+    keep = sorted({g for q in questions for g in q.gold} | set(range(40)))
+    new_index = {old: new for new, old in enumerate(keep)}
+    sliced = EvalDataset(
+        "musique_slice",
+        tuple(full.corpus[i] for i in keep),
+        tuple(
+            replace(
+                q, gold=tuple(new_index[g] for g in q.gold), answer_passage=new_index[q.answer_passage or q.gold[-1]]
+            )
+            for q in questions
+        ),
+    )
+    corpus, question_file = write_generic(sliced, tmp_path / "slice")
+    result = CliRunner().invoke(
+        app, ["eval", "--corpus", str(corpus), "--questions", str(question_file), "evaluation.bootstrap_samples=100"]
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(next((tmp_path / "bench" / "results").glob("corpus-*.json")).read_text())
+    assert summary["passages"] == len(keep)
+    assert set(summary["recall_at_5"]) == {"bm25", "dense", "rrf", *RECIPES}
+    assert set(summary["systems"]["multi_hop"]["by_type"]) <= {"2hop", "3hop", "4hop"}
+    assert summary["systems"]["multi_hop"]["strict"]["answer@5"] >= 0
