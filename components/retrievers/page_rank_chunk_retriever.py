@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import threading
 
-import numpy as np
 from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
@@ -17,7 +16,7 @@ from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
 from agrag.components.retrievers.query_names import query_entity_ids
 from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, VectorHit, VectorStore
+from agrag.components.stores.vector_store import VectorHit, VectorStore
 
 WALK_CANDIDATES = 300  # chunks with the most walk mass that get a similarity score
 SEARCH_CANDIDATES = 100  # chunks from the ordinary chunk search that get one too
@@ -83,23 +82,21 @@ class PageRankChunkRetriever:
         walked = sorted(mass, key=lambda chunk_id: (-mass[chunk_id], chunk_id))[:WALK_CANDIDATES]
         searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, CURRENT_ONLY)
         candidates = list(dict.fromkeys([*walked, *(hit.id for hit in searched)]))
-        points = [p for p in self.chunk_store.fetch(candidates) if p.payload.get(STATUS_FIELD) == CURRENT]
-        if not points:
-            return []
-        vectors = np.asarray([p.dense for p in points], dtype=np.float64)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        query_vector = np.asarray(query_embedding.values, dtype=np.float64)
-        cosines = vectors @ (query_vector / max(float(np.linalg.norm(query_vector)), 1e-12))
+        cosines = self.chunk_store.similarities(query_embedding.values, candidates, CURRENT_ONLY)
         top_mass = max(mass.values(), default=0.0) or 1.0
-        scored = [
-            (
-                (mass.get(point.id, 0.0) / top_mass + MASS_FLOOR) * math.exp(float(cosine) / self.temperature),
-                point,
-            )
-            for point, cosine in zip(points, cosines, strict=True)
-        ]
-        scored.sort(key=lambda pair: (-pair[0], pair[1].id))
+        scores = {
+            chunk_id: (mass.get(chunk_id, 0.0) / top_mass + MASS_FLOOR) * math.exp(cosine / self.temperature)
+            for chunk_id, cosine in cosines.items()
+        }
+        best = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[:limit]
+        payloads = {p.id: p.payload for p in self.chunk_store.fetch(best)}
         return [
-            SearchResult(chunk_from_payload(VectorHit(p.id, score, p.payload)), score, self.method, (self.method,))
-            for score, p in scored[:limit]
+            SearchResult(
+                chunk_from_payload(VectorHit(chunk_id, scores[chunk_id], payloads[chunk_id])),
+                scores[chunk_id],
+                self.method,
+                (self.method,),
+            )
+            for chunk_id in best
+            if chunk_id in payloads
         ]

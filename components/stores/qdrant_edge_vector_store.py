@@ -162,19 +162,45 @@ class QdrantEdgeVectorStore:
             raise StoreError(f"Could not read the Qdrant Edge shard at {self._path}: {exc}") from exc
         return {r.payload[ITEM_ID_FIELD] for r in records if r.payload}
 
-    def fetch(self, ids: Sequence[str]) -> list[StoredPoint]:
-        """Return the stored points among ``ids`` with their dense vectors (normalized) and payloads."""
+    def fetch(self, ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
+        """Return the stored points among ``ids`` with their payloads (and dense vectors if asked), in any order."""
         if not ids:
             return []
         try:
-            records = self._shard.retrieve([point_uuid(i) for i in ids], True, True)
+            records = self._shard.retrieve([point_uuid(i) for i in ids], True, with_vectors)
         except Exception as exc:
             raise StoreError(f"Could not read the Qdrant Edge shard at {self._path}: {exc}") from exc
         return [
-            StoredPoint(r.payload[ITEM_ID_FIELD], tuple(cast(list[float], r.vector[DENSE_VECTOR])), dict(r.payload))
+            StoredPoint(
+                r.payload[ITEM_ID_FIELD],
+                cast(list[float], r.vector[DENSE_VECTOR]) if isinstance(r.vector, dict) else (),
+                r.payload,
+            )
             for r in records
-            if r.payload and isinstance(r.vector, dict)
+            if r.payload
         ]
+
+    def similarities(
+        self, dense: Sequence[float], ids: Sequence[str], payload_filter: PayloadFilter | None = None
+    ) -> dict[str, float]:
+        """Cosine similarity of ``dense`` to each stored point among ``ids`` that passes the filter."""
+        if not ids:
+            return {}
+        conditions: list[Any] = [qe.HasIdCondition({point_uuid(i) for i in ids})]
+        extra = _edge_filter(payload_filter)
+        if extra is not None and extra.must:
+            conditions.extend(extra.must)
+        request = qe.QueryRequest(
+            limit=len(ids),
+            query=qe.Query.Nearest(list(dense), using=DENSE_VECTOR),
+            filter=qe.Filter(must=conditions),
+            with_payload=[ITEM_ID_FIELD],
+        )
+        try:
+            points = self._shard.query(request)
+        except Exception as exc:
+            raise StoreError(f"Query on the Qdrant Edge shard at {self._path} failed: {exc}") from exc
+        return {p.payload[ITEM_ID_FIELD]: float(p.score) for p in points if p.payload}
 
     def count(self) -> int:
         """Return the number of stored points."""

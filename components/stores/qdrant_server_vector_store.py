@@ -160,21 +160,51 @@ class QdrantServerVectorStore:
             raise StoreError(f"Could not read Qdrant collection {self._name} at {self._where}: {exc}") from exc
         return {r.payload[ITEM_ID_FIELD] for r in records if r.payload}
 
-    def fetch(self, ids: Sequence[str]) -> list[StoredPoint]:
-        """Return the stored points among ``ids`` with their dense vectors (normalized) and payloads."""
+    def fetch(self, ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
+        """Return the stored points among ``ids`` with their payloads (and dense vectors if asked), in any order."""
         if not ids:
             return []
         try:
             records = self._client.retrieve(
-                self._name, ids=[point_uuid(i) for i in ids], with_payload=True, with_vectors=[DENSE_VECTOR]
+                self._name,
+                ids=[point_uuid(i) for i in ids],
+                with_payload=True,
+                with_vectors=[DENSE_VECTOR] if with_vectors else False,
             )
         except Exception as exc:
             raise StoreError(f"Could not read Qdrant collection {self._name} at {self._where}: {exc}") from exc
         return [
-            StoredPoint(r.payload[ITEM_ID_FIELD], tuple(cast(list[float], r.vector[DENSE_VECTOR])), dict(r.payload))
+            StoredPoint(
+                r.payload[ITEM_ID_FIELD],
+                cast(list[float], r.vector[DENSE_VECTOR]) if isinstance(r.vector, dict) else (),
+                r.payload,
+            )
             for r in records
-            if r.payload and isinstance(r.vector, dict)
+            if r.payload
         ]
+
+    def similarities(
+        self, dense: Sequence[float], ids: Sequence[str], payload_filter: PayloadFilter | None = None
+    ) -> dict[str, float]:
+        """Cosine similarity of ``dense`` to each stored point among ``ids`` that passes the filter."""
+        if not ids:
+            return {}
+        conditions: list[Any] = [models.HasIdCondition(has_id=[point_uuid(i) for i in ids])]
+        extra = self._filter(payload_filter)
+        if extra is not None and extra.must:
+            conditions.extend(extra.must if isinstance(extra.must, list) else [extra.must])
+        try:
+            response = self._client.query_points(
+                self._name,
+                query=list(dense),
+                using=DENSE_VECTOR,
+                query_filter=models.Filter(must=conditions),
+                limit=len(ids),
+                with_payload=[ITEM_ID_FIELD],
+            )
+        except Exception as exc:
+            raise StoreError(f"Query on Qdrant collection {self._name} at {self._where} failed: {exc}") from exc
+        return {p.payload[ITEM_ID_FIELD]: float(p.score) for p in response.points if p.payload}
 
     def count(self) -> int:
         """Return the number of stored points."""

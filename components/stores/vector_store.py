@@ -45,10 +45,10 @@ class VectorHit:
 
 @dataclass(frozen=True, slots=True)
 class StoredPoint:
-    """A stored point read back by id: its normalized dense vector and payload."""
+    """A stored point read back by id: its payload and, when asked for, its normalized dense vector."""
 
     id: str
-    dense: tuple[float, ...]
+    dense: Sequence[float]
     payload: dict[str, Any]
 
 
@@ -87,8 +87,14 @@ class VectorStore(Protocol):
         """Return which of ``ids`` are stored."""
         ...
 
-    def fetch(self, ids: Sequence[str]) -> list[StoredPoint]:
-        """Return the stored points among ``ids`` with their dense vectors (normalized) and payloads."""
+    def fetch(self, ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
+        """Return the stored points among ``ids`` with their payloads (and dense vectors if asked), in any order."""
+        ...
+
+    def similarities(
+        self, dense: Sequence[float], ids: Sequence[str], payload_filter: PayloadFilter | None = None
+    ) -> dict[str, float]:
+        """Cosine similarity of ``dense`` to each stored point among ``ids`` that passes the filter."""
         ...
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:

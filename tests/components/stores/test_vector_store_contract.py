@@ -147,8 +147,17 @@ def test_exact_ties_are_ordered_by_id_on_every_call(opener: Opener, tmp_path: Pa
 
 def test_fetch_returns_normalized_vectors_and_payloads_of_stored_ids(store: VectorStore) -> None:
     store.upsert([VectorPoint("long", [3.0, 0.0, 4.0, 0.0], "a longer vector", {STATUS_FIELD: CURRENT, "doc": "d"})])
-    points = {p.id: p for p in store.fetch(["orion", "long", "missing"])}
+    points = {p.id: p for p in store.fetch(["orion", "long", "missing"], with_vectors=True)}
     assert set(points) == {"orion", "long"}
-    assert points["long"].dense == pytest.approx((0.6, 0.0, 0.8, 0.0))
+    assert list(points["long"].dense) == pytest.approx([0.6, 0.0, 0.8, 0.0])
     assert points["orion"].payload["doc"] == "a"
     assert store.fetch([]) == []
+    assert [tuple(p.dense) for p in store.fetch(["orion"])] == [()]
+
+
+def test_similarities_score_only_the_given_ids_that_pass_the_filter(store: VectorStore) -> None:
+    sims = store.similarities([1.0, 0.0, 0.0, 0.0], ["orion", "beacon", "atlas", "missing"])
+    assert sims == pytest.approx({"orion": 1.0, "beacon": 0.7071068, "atlas": 0.0}, abs=1e-5)
+    only_c = store.similarities([1.0, 0.0, 0.0, 0.0], ["orion", "beacon"], PayloadFilter((("doc", "c"),)))
+    assert set(only_c) == {"beacon"}
+    assert store.similarities([1.0, 0.0, 0.0, 0.0], []) == {}
