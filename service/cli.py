@@ -110,7 +110,10 @@ def evaluate(
     ] = None,
     questions: Annotated[
         Path | None,
-        typer.Option("--questions", help='Your questions: a JSON list of {"question", "gold": [corpus indexes]}.'),
+        typer.Option(
+            "--questions",
+            help='Your questions: a JSON list of {"question", "gold"}, gold being a list of corpus indexes.',
+        ),
     ] = None,
     triples: Annotated[
         Path | None,
