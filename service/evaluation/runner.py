@@ -90,11 +90,12 @@ def _passages(
 
 class _RecipeRunner:
     def __init__(
-        self, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, index: dict[str, int]
+        self, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, index: dict[str, int], depth: int
     ) -> None:
         self.store = store
         self.engine = SearchEngine(store, embedder, load_retrieval_settings())
         self.index = index
+        self.depth = depth
 
     async def rank(self, recipe: RecipeConfig, questions: Sequence[str], tick: Tick, label: str) -> SystemRun:
         strict, expanded = [], []
@@ -103,8 +104,8 @@ class _RecipeRunner:
             entity_ids = [r.item.id for r in results if isinstance(r.item, Entity)]
             support = self.store.graph.supporting_chunk_ids(entity_ids) if entity_ids else {}
             ranked = _passages(results, self.index, support)
-            strict.append(ranked[0])
-            expanded.append(ranked[1])
+            strict.append(ranked[0][: self.depth])
+            expanded.append(ranked[1][: self.depth])
             tick(label, done)
         return SystemRun(label, RECIPE, strict, expanded)
 
@@ -193,7 +194,7 @@ class _Searcher:
         settings = self.inputs.settings.model_copy(update={"data_dir": built.data_dir})
 
         async def every_recipe(store: KnowledgeStore) -> list[SystemRun]:
-            runner = _RecipeRunner(store, self.embedder, self.index)
+            runner = _RecipeRunner(store, self.embedder, self.index, max(self.inputs.config.evaluation.ks))
             runs = []
             for recipe in self.recipes:
                 label = f"{recipe.name} ({variant})" if variant else recipe.name
