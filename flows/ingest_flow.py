@@ -105,10 +105,8 @@ def ingest_flow(
     """
     config = load_config(list(overrides))
     settings = load_agrag_settings()
-    if data_dir is not None:
-        settings = settings.model_copy(update={"data_dir": Path(data_dir)})
-    if embedding_cache_dir is not None:
-        settings = settings.model_copy(update={"embedding_cache_dir": Path(embedding_cache_dir)})
+    chosen = {"data_dir": data_dir, "embedding_cache_dir": embedding_cache_dir}
+    settings = settings.model_copy(update={k: Path(v) for k, v in chosen.items() if v is not None})
     embedder = SentenceTransformersTextEmbedder(
         config.embedder.model,
         config.embedder.device,

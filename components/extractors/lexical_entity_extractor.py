@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from haystack import component
@@ -65,6 +65,17 @@ def title_names(title: str) -> list[str]:
         ):
             names.append(name)
     return names
+
+
+def topic_links(chunks: Sequence[Chunk]) -> tuple[list[Entity], list[Mention]]:
+    """The ``Topic`` entities of the chunks' document titles, and each chunk's *about* link to them."""
+    entities: list[Entity] = []
+    about: list[Mention] = []
+    for chunk in chunks:
+        for name in title_names(chunk.title):
+            entities.append(Entity(entity_id_for(name), name, TOPIC_LABEL, f"Subject of {chunk.title!r}"))
+            about.append(Mention(chunk.id, entity_id_for(name), 1))
+    return entities, about
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,14 +155,10 @@ class LexicalEntityExtractor:
         seen_inside = {
             span.name for _, sentences in parsed for _, spans in sentences for span in spans if not span.at_start
         }
-        entities: list[Entity] = []
+        entities, about = topic_links(chunks)
         mentions: list[Mention] = []
         relations: list[Relation] = []
-        about: list[Mention] = []
         for chunk, sentences in parsed:
-            for name in title_names(chunk.title):
-                entities.append(Entity(entity_id_for(name), name, TOPIC_LABEL, f"Subject of {chunk.title!r}"))
-                about.append(Mention(chunk.id, entity_id_for(name), 1))
             counts: Counter[str] = Counter()
             for sentence, spans in sentences:
                 kept = [s for s in spans if self._keep(s, seen_inside)]

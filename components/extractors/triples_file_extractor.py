@@ -16,7 +16,7 @@ from agrag.components.data_models.entity import Entity, entity_id_for, normalize
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.errors import IngestError
-from agrag.components.extractors.lexical_entity_extractor import TOPIC_LABEL, title_names
+from agrag.components.extractors.lexical_entity_extractor import topic_links
 
 ENTITY_LABEL = "Entity"
 _MAX_TYPE = 48
@@ -103,16 +103,12 @@ class TriplesFileExtractor:
                 unmatched += 1
                 continue
             groups.setdefault(id(passage), (passage, []))[1].append(chunk)
-        entities: list[Entity] = []
+        # The graph layer is the same whatever extracted the entities: chunks are about their titles.
+        entities, about = topic_links(chunks)
         mentions: list[Mention] = []
         relations: list[Relation] = []
         for passage, members in groups.values():
             self._extract(passage, members, entities, mentions, relations)
-        about = []
-        for chunk in chunks:  # the graph layer is the same whatever extracted the entities: chunks are about titles
-            for name in title_names(chunk.title):
-                entities.append(Entity(entity_id_for(name), name, TOPIC_LABEL, f"Subject of {chunk.title!r}"))
-                about.append(Mention(chunk.id, entity_id_for(name), 1))
         extraction = Extraction(tuple(entities), tuple(mentions), tuple(relations), tuple(about))
         return {"extraction": extraction, "unmatched_chunks": unmatched}
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
+from typing import Any, cast
 
 import qdrant_edge
 
-from agrag.components.stores.vector_store import VectorHit
+from agrag.components.stores.vector_store import StoredPoint, VectorHit
 
 DENSE_VECTOR = "dense"
 KEYWORD_VECTOR = "bm25"
@@ -41,3 +43,16 @@ def settle_ties(hits: list[VectorHit], limit: int) -> list[VectorHit]:
 def bm25_encoder() -> qdrant_edge.Bm25:
     """The one BM25 tokenizer and weighting both backends use, so the keyword leg behaves the same on each."""
     return qdrant_edge.Bm25(qdrant_edge.Bm25Config(language="english"))
+
+
+def stored_points(records: Iterable[Any]) -> list[StoredPoint]:
+    """Records retrieved by either backend (``.payload``, ``.vector`` as ``{name: list}``) as ``StoredPoint``s."""
+    return [
+        StoredPoint(
+            r.payload[ITEM_ID_FIELD],
+            cast(list[float], r.vector[DENSE_VECTOR]) if isinstance(r.vector, dict) else (),
+            r.payload,
+        )
+        for r in records
+        if r.payload
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import qdrant_edge as qe
 
@@ -19,6 +19,7 @@ from agrag.components.stores.qdrant_common import (
     point_uuid,
     prefetch_limit,
     settle_ties,
+    stored_points,
 )
 from agrag.components.stores.vector_store import (
     PayloadFilter,
@@ -170,15 +171,7 @@ class QdrantEdgeVectorStore:
             records = self._shard.retrieve([point_uuid(i) for i in ids], True, with_vectors)
         except Exception as exc:
             raise StoreError(f"Could not read the Qdrant Edge shard at {self._path}: {exc}") from exc
-        return [
-            StoredPoint(
-                r.payload[ITEM_ID_FIELD],
-                cast(list[float], r.vector[DENSE_VECTOR]) if isinstance(r.vector, dict) else (),
-                r.payload,
-            )
-            for r in records
-            if r.payload
-        ]
+        return stored_points(records)
 
     def similarities(
         self, dense: Sequence[float], ids: Sequence[str], payload_filter: PayloadFilter | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from agrag.components.errors import ConfigError, StoreError
 from agrag.components.stores.qdrant_common import (
@@ -16,6 +16,7 @@ from agrag.components.stores.qdrant_common import (
     point_uuid,
     prefetch_limit,
     settle_ties,
+    stored_points,
 )
 from agrag.components.stores.vector_store import PayloadFilter, StoredPoint, VectorCollection, VectorHit, VectorPoint
 
@@ -173,15 +174,7 @@ class QdrantServerVectorStore:
             )
         except Exception as exc:
             raise StoreError(f"Could not read Qdrant collection {self._name} at {self._where}: {exc}") from exc
-        return [
-            StoredPoint(
-                r.payload[ITEM_ID_FIELD],
-                cast(list[float], r.vector[DENSE_VECTOR]) if isinstance(r.vector, dict) else (),
-                r.payload,
-            )
-            for r in records
-            if r.payload
-        ]
+        return stored_points(records)
 
     def similarities(
         self, dense: Sequence[float], ids: Sequence[str], payload_filter: PayloadFilter | None = None

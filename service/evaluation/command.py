@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from agrag.components.errors import EvaluationError
 from agrag.pipelines.config_loader import load_config
+from agrag.pipelines.recipes import load_recipe
 from agrag.pipelines.settings import load_agrag_settings, load_eval_settings
 from agrag.service.evaluation.converters import load_named
 from agrag.service.evaluation.dataset import EvalDataset, load_generic
@@ -52,8 +53,7 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
     eval_settings = load_eval_settings()
     all_overrides = [*EVAL_STORE_OVERRIDES, *overrides]
     config = load_config(all_overrides)
-    for name in config.evaluation.recipes:  # a misspelled recipe fails now, not after the ingest
-        load_config([*all_overrides, f"recipe={name}"])
+    recipes = tuple(load_recipe(name) for name in config.evaluation.recipes)  # a misspelled one fails before ingest
     chosen = pick_dataset(choice, eval_settings.bench_dir).head(config.evaluation.max_questions)
     console.print(
         f"Evaluating {chosen.name}: {len(chosen.questions)} questions over {len(chosen.corpus)} passages; "
@@ -64,7 +64,7 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
         overrides=tuple(overrides),
         settings=load_agrag_settings(),
         eval_settings=eval_settings,
-        load_recipe=lambda name: load_config([*all_overrides, f"recipe={name}"]).recipe,
+        recipes=recipes,
         progress=sys.stderr.isatty(),
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

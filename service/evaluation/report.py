@@ -8,7 +8,7 @@ question type and, for recipes, the paired bootstrap against the best baseline.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,14 +67,8 @@ def score(run: EvalRun, command: str) -> EvalReport:
     scored = [
         s
         if s.kind == BASELINE
-        else SystemScores(
-            s.name,
-            s.kind,
-            s.strict,
-            s.expanded,
-            s.by_type,
-            s.rows,
-            paired_bootstrap([row[HEADLINE] for row in s.rows], reference, samples, seed),
+        else replace(
+            s, versus_best_baseline=paired_bootstrap([row[HEADLINE] for row in s.rows], reference, samples, seed)
         )
         for s in base
     ]

@@ -110,14 +110,6 @@ class _RecipeRunner:
         return SystemRun(label, RECIPE, strict, expanded)
 
 
-def _recipes(config: AgragConfig, load: Callable[[str], RecipeConfig]) -> list[RecipeConfig]:
-    recipes = []
-    for name in config.evaluation.recipes:
-        recipe = load(name)
-        recipes.append(recipe.model_copy(update={"limit": max(recipe.limit, config.evaluation.result_limit)}))
-    return recipes
-
-
 def run_baselines(dataset: EvalDataset, embedder: SentenceTransformersTextEmbedder, depth: int) -> list[SystemRun]:
     """BM25, dense and their RRF over the dataset's passages."""
     queries = [q.question for q in dataset.questions]
@@ -138,7 +130,7 @@ class EvalInputs:
     overrides: tuple[str, ...]
     settings: AgragSettings
     eval_settings: EvalSettings
-    load_recipe: Callable[[str], RecipeConfig]
+    recipes: tuple[RecipeConfig, ...]
     progress: bool = False
 
 
@@ -146,7 +138,9 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
     """Build (or reuse) the stores, run the baselines and every recipe, and keep each question's passage list."""
     config = inputs.config
     depth = max(config.evaluation.ks)
-    recipes = _recipes(config, inputs.load_recipe)
+    # Deep enough that the strict passage list reaches the largest k even when entities take places.
+    limit = config.evaluation.result_limit
+    recipes = [r.model_copy(update={"limit": max(r.limit, limit)}) for r in inputs.recipes]
     cache_dir = inputs.eval_settings.cache_dir
     embedder = SentenceTransformersTextEmbedder(
         config.embedder.model,
