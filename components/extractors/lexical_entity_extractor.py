@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from haystack import component
@@ -67,15 +67,11 @@ def title_names(title: str) -> list[str]:
     return names
 
 
-def topic_links(chunks: Sequence[Chunk]) -> tuple[list[Entity], list[Mention]]:
-    """The ``Topic`` entities of the chunks' document titles, and each chunk's *about* link to them."""
-    entities: list[Entity] = []
-    about: list[Mention] = []
-    for chunk in chunks:
-        for name in title_names(chunk.title):
-            entities.append(Entity(entity_id_for(name), name, TOPIC_LABEL, f"Subject of {chunk.title!r}"))
-            about.append(Mention(chunk.id, entity_id_for(name), 1))
-    return entities, about
+def topic_links(chunk: Chunk) -> tuple[list[Entity], list[Mention]]:
+    """The ``Topic`` entities of a chunk's document title, and the chunk's *about* links to them."""
+    names = title_names(chunk.title)
+    entities = [Entity(entity_id_for(n), n, TOPIC_LABEL, f"Subject of {chunk.title!r}") for n in names]
+    return entities, [Mention(chunk.id, e.id, 1) for e in entities]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +151,14 @@ class LexicalEntityExtractor:
         seen_inside = {
             span.name for _, sentences in parsed for _, spans in sentences for span in spans if not span.at_start
         }
-        entities, about = topic_links(chunks)
+        entities: list[Entity] = []
         mentions: list[Mention] = []
         relations: list[Relation] = []
+        about: list[Mention] = []
         for chunk, sentences in parsed:
+            topics, links = topic_links(chunk)
+            entities.extend(topics)
+            about.extend(links)
             counts: Counter[str] = Counter()
             for sentence, spans in sentences:
                 kept = [s for s in spans if self._keep(s, seen_inside)]

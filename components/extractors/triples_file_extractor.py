@@ -103,12 +103,16 @@ class TriplesFileExtractor:
                 unmatched += 1
                 continue
             groups.setdefault(id(passage), (passage, []))[1].append(chunk)
-        # The graph layer is the same whatever extracted the entities: chunks are about their titles.
-        entities, about = topic_links(chunks)
+        entities: list[Entity] = []
         mentions: list[Mention] = []
         relations: list[Relation] = []
         for passage, members in groups.values():
             self._extract(passage, members, entities, mentions, relations)
+        about: list[Mention] = []
+        for chunk in chunks:  # the graph layer is the same whatever extracted the entities: chunks are about titles
+            topics, links = topic_links(chunk)
+            entities.extend(topics)
+            about.extend(links)
         extraction = Extraction(tuple(entities), tuple(mentions), tuple(relations), tuple(about))
         return {"extraction": extraction, "unmatched_chunks": unmatched}
 
