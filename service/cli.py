@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from agrag.service.runtime_env import apply_offline_defaults, quiet_prefect_run_loggers
 
@@ -28,7 +29,8 @@ Overrides = Annotated[
 def _fail(exc: Exception) -> None:
     from agrag.components.errors import ConfigError
 
-    errors.print(f"[bold red]Error:[/bold red] {exc}", highlight=False, soft_wrap=True)
+    # Messages quote user input and JSON shapes ([...]); escaped so rich does not read them as markup.
+    errors.print(f"[bold red]Error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=2 if isinstance(exc, ConfigError) else 1)
 
 

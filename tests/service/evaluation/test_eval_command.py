@@ -156,3 +156,12 @@ def test_eval_on_a_slice_of_musique(tmp_path: Path) -> None:
     assert set(summary["recall_at_5"]) == {"bm25", "dense", "rrf", *RECIPES}
     assert set(summary["systems"]["multi_hop"]["by_type"]) <= {"2hop", "3hop", "4hop"}
     assert summary["systems"]["multi_hop"]["strict"]["answer@5"] >= 0
+
+
+def test_error_messages_keep_their_brackets(tmp_path: Path, dataset_files: tuple[Path, Path, Path]) -> None:
+    corpus, _, _ = dataset_files
+    questions = tmp_path / "bad.json"
+    questions.write_text(json.dumps([{"question": "x", "gold": []}]))
+    result = CliRunner().invoke(app, ["eval", "--corpus", str(corpus), "--questions", str(questions)])
+    assert result.exit_code == 1
+    assert '"gold" must be a non-empty list of corpus indexes, got [].' in result.output
