@@ -78,3 +78,18 @@ class EvidenceError(AgragError):
 
 class EvaluationError(AgragError):
     """An evaluation dataset is missing or malformed."""
+
+
+class LLMError(AgragError):
+    """The LLM endpoint failed, timed out or answered something that is not the JSON asked for."""
+
+
+class LLMNotConfiguredError(LLMError, ConfigError):
+    """A step needs an LLM, but no endpoint is configured."""
+
+    def __init__(self, step: str) -> None:
+        super().__init__(
+            f"{step} needs an LLM, but none is configured. Set AGRAG_LLM_BASE_URL (any OpenAI-compatible endpoint, "
+            "e.g. http://localhost:11434/v1) and AGRAG_LLM_MODEL, plus AGRAG_LLM_API_KEY if the endpoint wants one; "
+            "or pick an offline option."
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agrag.components.errors import UnknownRecipeMethodError
 
@@ -82,12 +82,56 @@ class LoaderConfig(StrictModel):
     """Which files ingestion reads."""
 
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Larger files are reported and skipped.")
+    suffixes: tuple[str, ...] = Field(
+        (".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".csv"),
+        min_length=1,
+        description="File name endings read; other files are left alone (not reported).",
+    )
+
+    @field_validator("suffixes")
+    @classmethod
+    def _dotted(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(s.lower() if s.startswith(".") else f".{s.lower()}" for s in value)
 
 
-class ChunkerConfig(StrictModel):
-    """How documents are cut into passages."""
+class StructuralChunkerConfig(StrictModel):
+    """Cut at headings: each section a parent chunk, its paragraphs small child chunks; tables by rows."""
 
-    max_chars: int = Field(1500, ge=200, description="Sections longer than this are split at paragraph breaks.")
+    kind: Literal["structural"] = "structural"
+    max_chars: int = Field(1000, ge=100, description="Child chunks are cut at paragraph breaks to at most this.")
+    section_max_chars: int = Field(
+        6000, ge=200, description="A section longer than this gets several parent chunks, each of at most this."
+    )
+    table_max_rows: int = Field(30, ge=1, description="Tables with more rows are cut into chunks of this many rows.")
+
+
+class SentenceChunkerConfig(StrictModel):
+    """Whole sentences packed up to a size, within each section; tables by rows."""
+
+    kind: Literal["sentence"] = "sentence"
+    max_chars: int = Field(1000, ge=100, description="Sentences are packed into chunks of at most this.")
+    overlap_sentences: int = Field(1, ge=0, description="Sentences repeated at the start of the next chunk.")
+    table_max_rows: int = Field(30, ge=1, description="Tables with more rows are cut into chunks of this many rows.")
+
+
+class FixedChunkerConfig(StrictModel):
+    """Windows of a fixed size (cut at white space), within each section; tables by rows."""
+
+    kind: Literal["fixed"] = "fixed"
+    size: int = Field(1000, ge=50, description="Characters per chunk.")
+    overlap: int = Field(100, ge=0, description="Characters shared by consecutive chunks.")
+    table_max_rows: int = Field(30, ge=1, description="Tables with more rows are cut into chunks of this many rows.")
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> FixedChunkerConfig:
+        if self.overlap >= self.size:
+            raise ValueError(f"overlap ({self.overlap}) must be smaller than size ({self.size})")
+        return self
+
+
+ChunkerConfig = Annotated[
+    StructuralChunkerConfig | SentenceChunkerConfig | FixedChunkerConfig, Field(discriminator="kind")
+]
 
 
 class LexicalExtractorConfig(StrictModel):
@@ -97,6 +141,21 @@ class LexicalExtractorConfig(StrictModel):
     min_name_length: int = Field(2, ge=1, description="Entity names shorter than this are ignored.")
 
 
+class LLMExtractorConfig(StrictModel):
+    """Entities and relations from an LLM behind an OpenAI-compatible endpoint (AGRAG_LLM_* settings)."""
+
+    kind: Literal["llm"] = "llm"
+    prompt: Literal["rich", "light"] = Field(
+        "rich",
+        description="rich: entities with descriptions and relations with evidence; light: names, labels and triples "
+        "only (fewer tokens).",
+    )
+    gleaning_rounds: int = Field(
+        1, ge=0, le=5, description="Extra rounds asking the LLM for what it missed; 0 asks once."
+    )
+    concurrency: int = Field(4, ge=1, le=64, description="Chunks sent to the LLM at the same time.")
+
+
 class TriplesExtractorConfig(StrictModel):
     """Entities and triples imported from a JSON file of precomputed extractions."""
 
@@ -104,15 +163,108 @@ class TriplesExtractorConfig(StrictModel):
     path: str = Field(..., min_length=1, description="The JSON file of extractions (HippoRAG OpenIE format).")
 
 
-ExtractorConfig = Annotated[LexicalExtractorConfig | TriplesExtractorConfig, Field(discriminator="kind")]
+ExtractorConfig = Annotated[
+    LexicalExtractorConfig | LLMExtractorConfig | TriplesExtractorConfig, Field(discriminator="kind")
+]
+
+
+class OntologyConfig(StrictModel):
+    """The entity labels and relation types the graph may hold; extraction output is pruned to them."""
+
+    name: str = Field("open", description="The ontology's name (the file name under conf/ingest/ontology).")
+    entity_labels: tuple[str, ...] = Field((), description="Allowed entity labels; empty allows every label.")
+    relation_types: dict[str, tuple[tuple[str, str], ...]] = Field(
+        default_factory=dict,
+        description="Allowed relation types, each with its allowed [source label, target label] pairs ('*' for "
+        "any label); empty allows every relation.",
+    )
+
+    @field_validator("relation_types", mode="before")
+    @classmethod
+    def _pairs(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        for rel_type, pairs in value.items():
+            if not isinstance(pairs, list | tuple) or any(not isinstance(p, list | tuple) or len(p) != 2 for p in pairs):
+                raise ValueError(
+                    f"relation type {rel_type!r} needs a list of [source label, target label] pairs, "
+                    f"e.g. {rel_type}: [[Person, Component]]"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _declared_labels(self) -> OntologyConfig:
+        if not self.entity_labels:
+            return self
+        known = {*self.entity_labels, "*"}
+        for rel_type, pairs in self.relation_types.items():
+            for pair in pairs:
+                if unknown := [label for label in pair if label not in known]:
+                    raise ValueError(
+                        f"relation type {rel_type!r} uses the label {unknown[0]!r}, which entity_labels does not "
+                        f"declare ({', '.join(self.entity_labels)})"
+                    )
+        return self
+
+
+class FuzzyResolutionConfig(StrictModel):
+    """Merging names that are spelled nearly alike (rapidfuzz ratios, 0-100)."""
+
+    enabled: bool = Field(True, description="Compare names that share a word.")
+    merge_threshold: float = Field(94.0, ge=0, le=100, description="A ratio at or above this merges.")
+    candidate_threshold: float = Field(
+        85.0, ge=0, le=100, description="A ratio at or above this (and below the merge threshold) is a near miss."
+    )
+
+
+class EmbeddingResolutionConfig(StrictModel):
+    """Merging near misses whose name-and-description embeddings agree."""
+
+    enabled: bool = Field(True, description="Embed near misses and merge those at or above the threshold.")
+    threshold: float = Field(0.9, ge=0, le=1, description="Cosine similarity at or above which a near miss merges.")
+
+
+class LLMResolutionConfig(StrictModel):
+    """Asking the LLM (AGRAG_LLM_*) whether two remaining near misses are the same thing."""
+
+    enabled: bool = Field(False, description="Ask the LLM a yes/no question per near-miss pair.")
+    max_pairs: int = Field(50, ge=0, description="The most pairs asked per run; the rest stay candidates.")
+
+
+class ResolutionConfig(StrictModel):
+    """Entity resolution: exact names, then fuzzy names, embeddings and optionally the LLM."""
+
+    fuzzy: FuzzyResolutionConfig = FuzzyResolutionConfig()
+    embedding: EmbeddingResolutionConfig = EmbeddingResolutionConfig()
+    llm: LLMResolutionConfig = LLMResolutionConfig()
+
+
+class CommunityConfig(StrictModel):
+    """Hierarchical Leiden communities of the entity graph, and their reports."""
+
+    enabled: bool = Field(True, description="Detect communities and write their reports after each ingest.")
+    max_levels: int = Field(3, ge=1, le=6, description="The deepest level of the hierarchy (levels count from 0).")
+    max_cluster_size: int = Field(
+        12, ge=2, description="A community larger than this is split again at the next level."
+    )
+    min_size: int = Field(2, ge=2, description="Communities smaller than this are not kept.")
+    resolution: float = Field(1.0, gt=0, description="Leiden's resolution: higher gives more, smaller communities.")
+    seed: int = Field(0, description="Leiden's random seed, so the same graph gives the same communities.")
+    reports: Literal["auto", "llm", "extractive"] = Field(
+        "auto", description="auto: LLM reports when AGRAG_LLM_BASE_URL is set, extractive ones otherwise."
+    )
+    report_sentences: int = Field(3, ge=1, le=10, description="Sentences in an extractive report's summary.")
 
 
 class IngestConfig(StrictModel):
     """The stages of ``agrag ingest``."""
 
     loader: LoaderConfig = LoaderConfig()
-    chunker: ChunkerConfig = ChunkerConfig()
+    chunker: ChunkerConfig = StructuralChunkerConfig()
     extractor: ExtractorConfig = LexicalExtractorConfig()
+    ontology: OntologyConfig = OntologyConfig()
+    resolution: ResolutionConfig = ResolutionConfig()
+    communities: CommunityConfig = CommunityConfig()
 
 
 class EvalConfig(StrictModel):

@@ -24,6 +24,18 @@ class AgragSettings(BaseSettings):
     )
     qdrant_url: str | None = Field(None, description="URL of a Qdrant server, for vector_store=qdrant.")
     qdrant_api_key: SecretStr | None = Field(None, description="API key of that Qdrant server, if it needs one.")
+    files_root: Path | None = Field(
+        None,
+        description="If set, `agrag ingest` reads only folders inside it; paths are resolved against it and may not "
+        "leave it.",
+    )
+    llm_base_url: str | None = Field(
+        None, description="An OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) for LLM extraction and reports."
+    )
+    llm_model: str = Field("gpt-4o-mini", description="The model name sent to that endpoint.")
+    llm_api_key: SecretStr | None = Field(None, description="The endpoint's API key, if it needs one.")
+    llm_timeout_seconds: float = Field(120.0, gt=0, description="How long one LLM call may take before a retry.")
+    llm_max_retries: int = Field(3, ge=0, description="Retries (with backoff) of a failed or timed-out LLM call.")
 
     @property
     def graph_path(self) -> Path:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.immutable import Immutable
+
+TEXT_CHUNK = "text"
+SECTION_CHUNK = "section"
+TABLE_CHUNK = "table"
 
 
 def chunk_id_for(document_id: str, version: str, order: int) -> str:
@@ -35,6 +40,9 @@ class Chunk(Immutable):
         end: End offset (exclusive).
         parent_id: Id of the chunk of the enclosing section, if any.
         title: Title of the document, carried so results can be shown without another lookup.
+        kind: ``text`` (a passage: embedded, searched, extracted), ``section`` (a parent: the whole section its
+            text children were cut from, stored for context, never embedded) or ``table`` (rows of one table).
+        cells: For a table chunk, the address and span (in the version text) of each of its cells.
     """
 
     id: str
@@ -47,6 +55,13 @@ class Chunk(Immutable):
     end: int
     parent_id: str | None = None
     title: str = ""
+    kind: str = TEXT_CHUNK
+    cells: tuple[TableCell, ...] = ()
+
+    @property
+    def searchable(self) -> bool:
+        """True for the chunks that are embedded, searched and extracted from (text and table chunks)."""
+        return self.kind != SECTION_CHUNK
 
     @property
     def heading(self) -> str:

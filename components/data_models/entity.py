@@ -20,9 +20,25 @@ def normalize_name(name: str) -> str:
     return _LEADING_ARTICLE.sub("", folded)
 
 
-def entity_id_for(name: str) -> str:
-    """Return the id of the entity with this name: names that normalize alike share an id."""
-    return "e" + hashlib.sha256(normalize_name(name).encode("utf-8")).hexdigest()[:15]
+# Labels that say "a name, type unknown": the offline extractors' labels. Entities with them are keyed by name only.
+UNTYPED_LABELS = frozenset({"Name", "Acronym", "Topic", "Entity", ""})
+
+
+def is_typed(label: str) -> bool:
+    """True for a real type (``Person``), false for a label that only says the type is unknown (``Name``)."""
+    return label not in UNTYPED_LABELS
+
+
+def entity_id_for(name: str, label: str = "") -> str:
+    """Return the id of the entity with this name and label.
+
+    Names that normalize alike share an id; a typed label is part of the key, so a ``Person`` and an
+    ``Organization`` of the same name are two entities until resolution decides otherwise.
+    """
+    key = normalize_name(name)
+    if is_typed(label):
+        key = f"{key}|{label.casefold()}"
+    return "e" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:15]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,87 @@
+"""``Ontology``: the entity labels and relation patterns a graph may hold, and ``PrunedReport``: what was dropped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class RelationPattern:
+    """A relation type allowed from entities of one label to entities of another (``*`` allows any label)."""
+
+    type: str
+    source: str = "*"
+    target: str = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class Ontology:
+    """Declared entity labels and relation patterns.
+
+    An empty ``entity_labels`` allows every label; an empty ``relations`` allows every relation type between any
+    labels. Labels in ``untyped_labels`` (what an extractor says when it cannot type a name) are always kept.
+
+    Attributes:
+        entity_labels: The labels entities may have.
+        relations: The (type, source label, target label) patterns relations may follow.
+        untyped_labels: Labels kept whatever the declaration, since they mean "not typed" rather than a type.
+    """
+
+    entity_labels: tuple[str, ...] = ()
+    relations: tuple[RelationPattern, ...] = ()
+    untyped_labels: tuple[str, ...] = ("Name", "Acronym", "Topic", "Entity")
+
+    @property
+    def is_open(self) -> bool:
+        """True when nothing is declared, so nothing is pruned for its type."""
+        return not self.entity_labels and not self.relations
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedLabel:
+    """Entities dropped because their label is not declared: how many, and one example name."""
+
+    label: str
+    count: int
+    example: str
+
+
+@dataclass(frozen=True, slots=True)
+class UndeclaredPattern:
+    """Relations dropped because (type, source label, target label) is not declared, with one example."""
+
+    type: str
+    source_label: str
+    target_label: str
+    count: int
+    example: str
+
+
+@dataclass(frozen=True, slots=True)
+class PrunedReport:
+    """What extraction found that the ontology did not allow, so it stayed out of the graph.
+
+    Attributes:
+        entities_kept: Entities kept.
+        entities_dropped: Entities dropped for an undeclared label.
+        relations_kept: Relations kept.
+        relations_dropped: Relations dropped (undeclared pattern or an endpoint that is not a kept entity).
+        dropped_labels: One row per undeclared label.
+        undeclared_patterns: One row per undeclared (type, source label, target label).
+        unknown_endpoints: Relations whose source or target is no kept entity, and one example of them.
+        unknown_endpoint_example: ``source -TYPE-> target`` of one such relation.
+    """
+
+    entities_kept: int = 0
+    entities_dropped: int = 0
+    relations_kept: int = 0
+    relations_dropped: int = 0
+    dropped_labels: tuple[DroppedLabel, ...] = ()
+    undeclared_patterns: tuple[UndeclaredPattern, ...] = ()
+    unknown_endpoints: int = 0
+    unknown_endpoint_example: str = field(default="")
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing was dropped."""
+        return not self.entities_dropped and not self.relations_dropped

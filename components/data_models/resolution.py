@@ -1,0 +1,57 @@
+"""What entity resolution decided: merges (undoable), homonyms kept apart, and near-miss candidates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agrag.components.data_models.extraction import Extraction
+
+MERGED = "merged"
+KEPT_APART = "kept_apart"
+
+
+@dataclass(frozen=True, slots=True)
+class MergeDecision:
+    """One line of the merge log.
+
+    ``merged``: ``member_id`` now resolves to ``resolved_id``; the member stays stored (its mentions and relations
+    untouched) with a pointer to the resolved entity, so undoing the merge only removes the pointer.
+    ``kept_apart``: the two entities looked alike but stay two, and ``reason`` says why.
+
+    Attributes:
+        member_id: The entity that was merged (or kept apart).
+        resolved_id: The entity it became (or was compared with).
+        decision: ``merged`` or ``kept_apart``.
+        rule: ``label`` (same name, an untyped label folded into a typed one), ``fuzzy``, ``embedding``, ``llm``
+            or ``homonym``.
+        score: The rule's score (a rapidfuzz ratio 0-100, a cosine, or 1.0 for a yes from the LLM).
+        reason: The decision in words, for the log.
+    """
+
+    member_id: str
+    resolved_id: str
+    decision: str
+    rule: str
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionCandidate:
+    """A near miss: two entities similar enough to look at, not similar enough to merge. Kept out of the graph."""
+
+    entity_id: str
+    other_id: str
+    name: str
+    other_name: str
+    score: float
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The resolver's output: the extraction with exact duplicates merged, plus its decisions."""
+
+    extraction: Extraction
+    decisions: tuple[MergeDecision, ...] = ()
+    candidates: tuple[ResolutionCandidate, ...] = ()

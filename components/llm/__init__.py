@@ -1,0 +1,1 @@
+"""Clients for LLMs behind the OpenAI chat protocol."""

@@ -1,0 +1,103 @@
+"""``OpenAIChatClient``: one chat completion at a time from any OpenAI-compatible endpoint, JSON answers parsed."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from agrag.components.errors import LLMError
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message of a chat: ``role`` is ``system``, ``user`` or ``assistant``."""
+
+    role: str
+    content: str
+
+
+def parse_json_object(answer: str) -> dict[str, Any]:
+    """Parse an LLM answer that should be one JSON object; tolerates a Markdown code fence around it.
+
+    Raises:
+        LLMError: the answer is not a JSON object.
+    """
+    text = answer.strip()
+    if fenced := _FENCE.match(text):
+        text = fenced.group(1)
+    if not text.startswith("{") and (start := text.find("{")) >= 0 and (end := text.rfind("}")) > start:
+        text = text[start : end + 1]  # some models wrap the object in a sentence
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LLMError(f"The LLM answered something that is not JSON ({exc.msg} at {exc.pos}): {answer[:200]!r}")
+    if not isinstance(parsed, dict):
+        raise LLMError(f"The LLM answered JSON that is not an object: {answer[:200]!r}")
+    return parsed
+
+
+class OpenAIChatClient:
+    """Sends chats to an OpenAI-compatible ``/chat/completions`` endpoint (OpenAI, vLLM, Ollama, LM Studio...).
+
+    Timeouts and transient errors are retried by the ``openai`` library (``max_retries``, with backoff); anything
+    still failing raises ``LLMError`` naming the endpoint.
+
+    Usage:
+        ```python
+        client = OpenAIChatClient("http://localhost:11434/v1", model="llama3.1", api_key=None)
+        data = client.complete_json([ChatMessage("user", 'Answer {"ok": true}')])
+        ```
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout_seconds: float = 120.0,
+        max_retries: int = 3,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_seconds, max_retries=max_retries
+        )
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_output: bool = False) -> str:
+        """Return the assistant's answer to ``messages``.
+
+        Raises:
+            LLMError: the endpoint failed after its retries, or answered no text.
+        """
+        extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_output else {}
+        if self.max_tokens is not None:
+            extra["max_tokens"] = self.max_tokens
+        try:
+            response = self._client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
+                temperature=self.temperature,
+                **extra,
+            )
+        except openai.OpenAIError as exc:
+            raise LLMError(f"The LLM at {self.base_url} (model {self.model!r}) failed: {exc}") from exc
+        content = response.choices[0].message.content if response.choices else None
+        if not content:
+            raise LLMError(f"The LLM at {self.base_url} (model {self.model!r}) answered no text.")
+        return content
+
+    def complete_json(self, messages: Sequence[ChatMessage]) -> dict[str, Any]:
+        """Return the answer parsed as one JSON object (see ``parse_json_object``)."""
+        return parse_json_object(self.complete(messages, json_output=True))
