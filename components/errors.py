@@ -42,6 +42,17 @@ class IngestError(AgragError):
     """Ingestion could not go on."""
 
 
+class MergeNotFoundError(AgragError, LookupError):
+    """An undo names no active merge of the merge log."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(
+            f"No active merge has the log id or member entity id {key!r}. Run `agrag merges list` to see the merge "
+            "log (undone merges are marked)."
+        )
+
+
 class EmbeddingError(AgragError):
     """The embedding model could not be loaded or could not embed."""
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -11,12 +13,18 @@ from typing import TypeVar, cast
 from prefect import flow
 from prefect.utilities.annotations import quote
 
+from agrag.components.data_models.loaded_document import LoadedDocument
+from agrag.components.data_models.resolution import KEPT_APART, MERGED
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.llm.openai_chat_client import OpenAIChatClient
+from agrag.components.loaders.file_failure import FileFailure
+from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows import ingest_tasks as tasks
-from agrag.flows.ingest_report import IngestReport
+from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.config_models import AgragConfig
+from agrag.pipelines.ingest_components import check_llm_needs, llm_client, reports_use_llm
 from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
 from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store
 
@@ -45,8 +53,16 @@ def ingest_into(
     config: AgragConfig,
     store: KnowledgeStore,
     embedder: SentenceTransformersTextEmbedder,
+    *,
+    llm: OpenAIChatClient | None = None,
+    progress: bool = False,
 ) -> IngestReport:
-    """Run every stage on ``folder`` against open stores; unchanged documents are skipped before any work."""
+    """Run every stage on ``folder`` against open stores; unchanged documents are skipped before any work.
+
+    Raises:
+        LLMNotConfiguredError: the configuration needs an LLM and ``llm`` is None (raised before any work).
+    """
+    check_llm_needs(config.ingest, llm)
     clock = _StageClock()
     documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
     changed = clock.run("select-changed", lambda: tasks.select_changed(_as_is(documents), store))
@@ -56,27 +72,85 @@ def ingest_into(
         documents_ingested=len(changed),
         documents_unchanged=len(documents) - len(changed),
         failures=tuple(failures),
+        files=_file_statuses(documents, changed, failures),
     )
     if not changed:
         return _finish(report, clock, store)
-    chunks = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), config.ingest))
-    raw = clock.run("extract", lambda: tasks.extract_entities(_as_is(chunks), config.ingest))
-    extraction = clock.run("resolve", lambda: tasks.resolve_entities(_as_is(raw)))
+    ingest = config.ingest
+    chunks = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), ingest))
+    raw, extraction_failures = clock.run(
+        "extract", lambda: tasks.extract_entities(_as_is(chunks), ingest, _as_is(llm), progress)
+    )
+    kept, pruned = clock.run("prune", lambda: tasks.prune_to_ontology(_as_is(raw), ingest))
+    resolution = clock.run(
+        "resolve", lambda: tasks.resolve_entities(_as_is(kept), ingest.resolution, store, embedder, _as_is(llm))
+    )
+    extraction = resolution.extraction
+    merged = {d.member_id for d in resolution.decisions if d.decision == MERGED}
     known = store.entities.existing_ids([e.id for e in extraction.entities])
     new_entities = [e for e in extraction.entities if e.id not in known]
-    points = clock.run("embed", lambda: tasks.embed(_as_is(chunks), _as_is(new_entities), embedder))
+    points = clock.run("embed", lambda: tasks.embed(_as_is(chunks), _as_is(new_entities), merged, embedder))
+    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
     superseded = clock.run(
-        "write", lambda: tasks.write_stores(store, _as_is(changed), _as_is(chunks), _as_is(extraction), _as_is(points))
+        "write",
+        lambda: tasks.write_stores(
+            store, _as_is(changed), _as_is(chunks), _as_is(resolution), _as_is(points), run_id=run_id
+        ),
     )
     report = replace(
         report,
         chunks_written=len(chunks),
+        chunks_by_kind=dict(Counter(c.kind for c in chunks)),
         chunks_superseded=superseded,
+        extraction_failures=tuple(extraction_failures),
         entities_found=len(extraction.entities),
         entities_new=len(new_entities),
         relations_found=len(extraction.relations),
+        pruned=pruned,
+        merges=len(merged),
+        kept_apart=sum(d.decision == KEPT_APART for d in resolution.decisions),
+        candidates=len(resolution.candidates),
     )
+    if ingest.communities.enabled:
+        report = _communities(report, clock, store=store, config=config, embedder=embedder, llm=llm)
     return _finish(report, clock, store)
+
+
+def _communities(
+    report: IngestReport,
+    clock: _StageClock,
+    *,
+    store: KnowledgeStore,
+    config: AgragConfig,
+    embedder: SentenceTransformersTextEmbedder,
+    llm: OpenAIChatClient | None,
+) -> IngestReport:
+    settings = config.ingest.communities
+    communities = clock.run("communities", lambda: tasks.detect_communities(store, settings))
+    report_llm = llm if reports_use_llm(settings, llm) else None
+    outcome = clock.run(
+        "reports",
+        lambda: tasks.write_reports(store, _as_is(communities), settings, _as_is(report_llm), embedder),
+    )
+    return replace(
+        report,
+        communities_by_level=dict(sorted(Counter(c.level for c in communities).items())),
+        reports_by_method=outcome.by_method,
+        reports_reused=outcome.reused,
+        report_fallbacks=outcome.fallbacks,
+    )
+
+
+def _file_statuses(
+    documents: list[LoadedDocument], changed: list[LoadedDocument], failures: list[FileFailure]
+) -> tuple[FileStatus, ...]:
+    changed_paths = {d.document.source_path for d in changed}
+    statuses = [
+        FileStatus(d.document.source_path, INGESTED if d.document.source_path in changed_paths else UNCHANGED)
+        for d in documents
+    ]
+    statuses += [FileStatus(f.source_path, FAILED, f.reason) for f in failures]
+    return tuple(sorted(statuses, key=lambda s: s.source_path))
 
 
 def _finish(report: IngestReport, clock: _StageClock, store: KnowledgeStore) -> IngestReport:
@@ -94,9 +168,9 @@ def ingest_flow(
     """Ingest ``folder`` into the data dir of ``AGRAG_DATA_DIR`` (or ``data_dir``).
 
     Args:
-        folder: A folder of ``.md``/``.txt`` files.
+        folder: A folder of documents (.txt, .md, .rst, .html, .pdf, .csv); inside ``AGRAG_FILES_ROOT`` if set.
         overrides: Hydra overrides, for example ``["ingest.chunker.max_chars=800"]``.
-        progress_bar: Show a progress bar while embedding.
+        progress_bar: Show progress bars for embedding and LLM extraction.
         data_dir: Ingest into this data dir instead of ``AGRAG_DATA_DIR``.
         embedding_cache_dir: Keep embeddings here instead of ``AGRAG_EMBEDDING_CACHE_DIR``.
 
@@ -107,6 +181,9 @@ def ingest_flow(
     settings = load_agrag_settings()
     chosen = {"data_dir": data_dir, "embedding_cache_dir": embedding_cache_dir}
     settings = settings.model_copy(update={k: Path(v) for k, v in chosen.items() if v is not None})
+    root = str(resolve_ingest_folder(folder, settings.files_root))
+    llm = llm_client(settings)
+    check_llm_needs(config.ingest, llm)
     embedder = SentenceTransformersTextEmbedder(
         config.embedder.model,
         config.embedder.device,
@@ -115,4 +192,4 @@ def ingest_flow(
         cache=open_embedding_cache(settings, config.embedder),
     )
     with open_knowledge_store(settings, config.vector_store, embedder, load_retrieval_settings()) as store:
-        return ingest_into(folder, config, store, embedder)
+        return ingest_into(root, config, store, embedder, llm=llm, progress=progress_bar)

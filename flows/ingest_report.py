@@ -4,12 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agrag.components.loaders.text_file_loader import FileFailure
+from agrag.components.data_models.extraction import ChunkFailure
+from agrag.components.data_models.ontology import PrunedReport
+from agrag.components.loaders.file_failure import FileFailure
+
+INGESTED = "ingested"
+UNCHANGED = "unchanged"
+FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class FileStatus:
+    """What happened to one file: ``ingested``, ``unchanged`` or ``failed`` (with the reason)."""
+
+    source_path: str
+    status: str
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class IngestReport:
-    """Counts per stage, failed files, time per stage, and the store counts after the run.
+    """Counts per stage, the status of every file, what the ontology pruned, time per stage, and store counts.
 
     Attributes:
         folder: The folder ingested.
@@ -17,11 +32,22 @@ class IngestReport:
         documents_ingested: New or changed document versions written.
         documents_unchanged: Files whose current version was already stored (skipped).
         failures: Files that could not be loaded, with the reason.
-        chunks_written: Chunks of the versions written.
+        files: Every file's status, in path order.
+        chunks_written: Chunks of the versions written (all kinds).
+        chunks_by_kind: Of those, how many text, table and section (parent) chunks.
         chunks_superseded: Chunks of older versions marked superseded.
-        entities_found: Distinct entities in the versions written.
+        extraction_failures: Chunks the LLM extractor could not read (the rest of the run went on).
+        entities_found: Distinct entities kept after pruning, in the versions written.
         entities_new: Of those, entities the store did not know yet.
-        relations_found: Distinct relations in the versions written.
+        relations_found: Distinct relations kept after pruning.
+        pruned: What the ontology dropped.
+        merges: Entities merged into another by resolution in this run.
+        kept_apart: Look-alike entities resolution kept apart (homonyms), logged with the reason.
+        candidates: Near misses kept out of the graph for review.
+        communities_by_level: Communities per hierarchy level after the run.
+        reports_by_method: Community reports by method (llm, extractive).
+        reports_reused: Reports kept from before because their community did not change.
+        report_fallbacks: LLM reports that failed and were written extractively instead.
         stage_seconds: Wall time of each stage.
         counts: Rows per graph table and points per vector collection after the run.
     """
@@ -31,11 +57,22 @@ class IngestReport:
     documents_ingested: int
     documents_unchanged: int
     failures: tuple[FileFailure, ...]
+    files: tuple[FileStatus, ...] = ()
     chunks_written: int = 0
+    chunks_by_kind: dict[str, int] = field(default_factory=dict)
     chunks_superseded: int = 0
+    extraction_failures: tuple[ChunkFailure, ...] = ()
     entities_found: int = 0
     entities_new: int = 0
     relations_found: int = 0
+    pruned: PrunedReport = field(default_factory=PrunedReport)
+    merges: int = 0
+    kept_apart: int = 0
+    candidates: int = 0
+    communities_by_level: dict[int, int] = field(default_factory=dict)
+    reports_by_method: dict[str, int] = field(default_factory=dict)
+    reports_reused: int = 0
+    report_fallbacks: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
 

@@ -185,7 +185,9 @@ class OntologyConfig(StrictModel):
         if not isinstance(value, dict):
             return value
         for rel_type, pairs in value.items():
-            if not isinstance(pairs, list | tuple) or any(not isinstance(p, list | tuple) or len(p) != 2 for p in pairs):
+            if not isinstance(pairs, list | tuple) or any(
+                not isinstance(p, list | tuple) or len(p) != 2 for p in pairs
+            ):
                 raise ValueError(
                     f"relation type {rel_type!r} needs a list of [source label, target label] pairs, "
                     f"e.g. {rel_type}: [[Person, Component]]"

@@ -30,7 +30,8 @@ class AgragSettings(BaseSettings):
         "leave it.",
     )
     llm_base_url: str | None = Field(
-        None, description="An OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) for LLM extraction and reports."
+        None,
+        description="An OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) for LLM extraction and reports.",
     )
     llm_model: str = Field("gpt-4o-mini", description="The model name sent to that endpoint.")
     llm_api_key: SecretStr | None = Field(None, description="The endpoint's API key, if it needs one.")

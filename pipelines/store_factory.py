@@ -21,7 +21,11 @@ from agrag.pipelines.config_models import (
 from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_retrieval_settings
 
 # Payload fields the chunk filters use; indexed so filtering never scans every point.
-KEYWORD_FIELDS = {VectorCollection.CHUNKS: (STATUS_FIELD, "document_id"), VectorCollection.ENTITIES: ()}
+KEYWORD_FIELDS = {
+    VectorCollection.CHUNKS: (STATUS_FIELD, "document_id"),
+    VectorCollection.ENTITIES: (STATUS_FIELD,),
+    VectorCollection.COMMUNITIES: ("level",),
+}
 
 MODEL_KEY = "embedding_model"
 DIMENSION_KEY = "embedding_dimension"
@@ -92,7 +96,7 @@ def open_knowledge_store(
     embedder: SentenceTransformersTextEmbedder,
     retrieval: RetrievalSettings | None = None,
 ) -> KnowledgeStore:
-    """Open the graph and both vector collections; if one fails to open, the ones already open are closed."""
+    """Open the graph and the three vector collections; if one fails to open, the ones already open are closed."""
     rrf_k = (retrieval or load_retrieval_settings()).rrf_k
     with ExitStack() as opened:
         graph = KuzuGraphStore(settings.graph_path)
@@ -101,5 +105,7 @@ def open_knowledge_store(
         chunks = open_vector_store(VectorCollection.CHUNKS, vector_store, settings, dimension, rrf_k)
         opened.callback(chunks.close)
         entities = open_vector_store(VectorCollection.ENTITIES, vector_store, settings, dimension, rrf_k)
+        opened.callback(entities.close)
+        communities = open_vector_store(VectorCollection.COMMUNITIES, vector_store, settings, dimension, rrf_k)
         opened.pop_all()
-    return KnowledgeStore(graph=graph, chunks=chunks, entities=entities)
+    return KnowledgeStore(graph=graph, chunks=chunks, entities=entities, communities=communities)

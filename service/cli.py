@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -36,23 +36,28 @@ def _fail(exc: Exception) -> None:
 
 @app.command()
 def ingest(
-    folder: Annotated[str, typer.Argument(help="Folder of .md, .markdown and .txt files.")],
+    folder: Annotated[
+        str,
+        typer.Argument(help="Folder of .txt, .md, .rst, .html, .pdf and .csv files (inside AGRAG_FILES_ROOT if set)."),
+    ],
     overrides: Overrides = None,
 ) -> None:
     """Ingest a folder into the data dir (AGRAG_DATA_DIR, default ./.agrag). Unchanged files are skipped."""
     from agrag.components.errors import AgragError
 
     try:
-        from agrag.components.loaders.text_file_loader import checked_folder
+        from agrag.components.loaders.files_root import resolve_ingest_folder
         from agrag.flows.ingest_flow import ingest_flow
         from agrag.pipelines.config_loader import load_config
+        from agrag.pipelines.ingest_components import check_llm_needs, llm_client
         from agrag.pipelines.settings import load_agrag_settings
         from agrag.service.console import print_ingest_report
 
-        checked_folder(folder)  # a wrong path or a typo fails here, before Prefect starts
-        load_config(list(overrides or []))
-        quiet_prefect_run_loggers()
         settings = load_agrag_settings()
+        # A wrong path, a typo or a missing LLM fails here, before Prefect starts.
+        resolve_ingest_folder(folder, settings.files_root)
+        check_llm_needs(load_config(list(overrides or [])).ingest, llm_client(settings))
+        quiet_prefect_run_loggers()
         console.print(f"Ingesting {folder} into {settings.data_dir} (Prefect is starting; this takes a few seconds)")
         report = ingest_flow(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
     except AgragError as exc:
@@ -135,6 +140,76 @@ def evaluate(
         run_eval(DatasetChoice(dataset, corpus, questions, triples), list(overrides or []), console)
     except AgragError as exc:
         _fail(exc)
+
+
+merges = typer.Typer(
+    no_args_is_help=True, help="Entity resolution: the merge log, undoing a merge, and near-miss candidates."
+)
+app.add_typer(merges, name="merges")
+
+
+def _open_store() -> Any:
+    from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+    from agrag.components.errors import RetrievalError
+    from agrag.pipelines.config_loader import load_config
+    from agrag.pipelines.settings import load_agrag_settings
+    from agrag.pipelines.store_factory import open_knowledge_store
+
+    config = load_config([])
+    settings = load_agrag_settings()
+    if not settings.graph_path.exists():
+        raise RetrievalError(
+            f"Nothing has been ingested into {settings.data_dir} yet. Run `agrag ingest FOLDER` first."
+        )
+    embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
+    return open_knowledge_store(settings, config.vector_store, embedder)
+
+
+@merges.command("list")
+def merges_list() -> None:
+    """Show every resolution decision: merges (and undone ones) and homonyms kept apart, with the reason."""
+    from agrag.components.errors import AgragError
+    from agrag.service.console import merge_log_table
+
+    try:
+        with _open_store() as store:
+            entries = store.graph.merge_log()
+    except AgragError as exc:
+        _fail(exc)
+        return
+    console.print(merge_log_table(entries))
+
+
+@merges.command("undo")
+def merges_undo(
+    key: Annotated[str, typer.Argument(help="A merge log id, or the id of an entity merged into another.")],
+) -> None:
+    """Undo a merge: the merged entity becomes an entity of its own again, with its mentions and relations."""
+    from agrag.components.errors import AgragError
+    from agrag.service.console import merge_log_table
+
+    try:
+        with _open_store() as store:
+            undone = store.undo_merge(key)
+    except AgragError as exc:
+        _fail(exc)
+        return
+    console.print(merge_log_table(undone))
+
+
+@merges.command("candidates")
+def merges_candidates() -> None:
+    """Show the near misses resolution kept out of the graph, most similar first."""
+    from agrag.components.errors import AgragError
+    from agrag.service.console import candidates_table
+
+    try:
+        with _open_store() as store:
+            found = store.graph.candidates()
+    except AgragError as exc:
+        _fail(exc)
+        return
+    console.print(candidates_table(found))
 
 
 @app.command("show-config")

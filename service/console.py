@@ -7,10 +7,13 @@ from dataclasses import asdict
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.ontology import PrunedReport
+from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.flows.ingest_report import IngestReport
@@ -96,26 +99,75 @@ def results_json(results: list[SearchResult], trace: SearchTrace | None) -> str:
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
+def _stage_counts(report: IngestReport) -> dict[str, str]:
+    """What each stage produced, in words, keyed by stage name."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.chunks_by_kind.items()))
+    pruned = report.pruned
+    levels = ", ".join(f"level {level}: {n}" for level, n in report.communities_by_level.items())
+    reports = ", ".join(f"{n} {method}" for method, n in sorted(report.reports_by_method.items()))
+    extract_failed = f", {len(report.extraction_failures)} chunks failed" if report.extraction_failures else ""
+    return {
+        "load": f"{report.documents_seen} files read, {len(report.failures)} failed",
+        "select-changed": f"{report.documents_ingested} new or changed, {report.documents_unchanged} unchanged",
+        "chunk": f"{report.chunks_written} chunks ({kinds}), {report.chunks_superseded} superseded" if kinds else "",
+        "extract": f"{pruned.entities_kept + pruned.entities_dropped} entities, "
+        f"{pruned.relations_kept + pruned.relations_dropped} relations{extract_failed}",
+        "prune": f"kept {pruned.entities_kept} entities and {pruned.relations_kept} relations; dropped "
+        f"{pruned.entities_dropped} and {pruned.relations_dropped}",
+        "resolve": f"{report.entities_found} entities ({report.entities_new} new), {report.merges} merged, "
+        f"{report.kept_apart} kept apart, {report.candidates} near-miss candidates",
+        "embed": f"{report.chunks_written - report.chunks_by_kind.get('section', 0)} chunks, "
+        f"{report.entities_new} entities",
+        "write": f"{report.relations_found} relations",
+        "communities": levels or "none",
+        "reports": f"{reports or 'none'} ({report.reports_reused} reused"
+        + (f", {report.report_fallbacks} LLM fallbacks)" if report.report_fallbacks else ")"),
+    }
+
+
+def pruned_table(pruned: PrunedReport) -> Table:
+    """The ``pruned`` report: what the ontology kept out of the graph, one example each."""
+    table = Table(title="pruned (not in the ontology)", title_justify="left")
+    for column in ("what", "type", "count", "example"):
+        table.add_column(column)
+    for label in pruned.dropped_labels:
+        table.add_row("entity label", label.label, str(label.count), label.example)
+    for pattern in pruned.undeclared_patterns:
+        table.add_row(
+            "relation pattern",
+            f"({pattern.source_label})-[{pattern.type}]->({pattern.target_label})",
+            str(pattern.count),
+            pattern.example,
+        )
+    if pruned.unknown_endpoints:
+        table.add_row(
+            "relation endpoint", "not an entity", str(pruned.unknown_endpoints), pruned.unknown_endpoint_example
+        )
+    return table
+
+
 def print_ingest_report(console: Console, report: IngestReport) -> None:
-    """The summary printed at the end of ``agrag ingest``."""
+    """The summary printed at the end of ``agrag ingest``: counts and time per stage, pruned, failures, totals."""
     console.print(
-        f"[bold]Ingested {report.folder}[/bold]: {report.documents_seen} files read, "
+        f"[bold]Ingested {escape(report.folder)}[/bold]: {report.documents_seen} files read, "
         f"{report.documents_ingested} new or changed, {report.documents_unchanged} unchanged, "
         f"{len(report.failures)} failed."
     )
     if not report.documents_seen and not report.failures:
-        console.print(f"[yellow]No .md, .markdown or .txt files were found under {report.folder}.[/yellow]")
+        console.print(f"[yellow]No supported documents were found under {escape(report.folder)}.[/yellow]")
+    counts = _stage_counts(report)
     stages = Table(title="this run", title_justify="left")
     stages.add_column("stage")
+    stages.add_column("result")
     stages.add_column("seconds", justify="right")
     for stage, seconds in report.stage_seconds.items():
-        stages.add_row(stage, f"{seconds:.2f}")
+        stages.add_row(stage, escape(counts.get(stage, "")), f"{seconds:.2f}")
     console.print(stages)
     if report.documents_ingested:
-        console.print(
-            f"chunks written {report.chunks_written} (superseded {report.chunks_superseded}), entities "
-            f"{report.entities_found} ({report.entities_new} new), relations {report.relations_found}"
-        )
+        if report.pruned.empty:
+            console.print("pruned: nothing (every entity label and relation pattern is in the ontology)")
+        else:
+            console.print(pruned_table(report.pruned))
     totals = Table(title="store now holds", title_justify="left")
     totals.add_column("table")
     totals.add_column("rows", justify="right")
@@ -123,4 +175,37 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
         totals.add_row(name, str(count))
     console.print(totals)
     for failure in report.failures:
-        console.print(f"[red]failed[/red] {failure.source_path}: {failure.reason}")
+        console.print(f"[red]failed[/red] {escape(failure.source_path)}: {escape(failure.reason)}")
+    for chunk_failure in report.extraction_failures[:10]:
+        console.print(f"[yellow]no entities[/yellow] {chunk_failure.chunk_id}: {escape(chunk_failure.reason)}")
+
+
+def merge_log_table(entries: list[MergeLogEntry]) -> Table:
+    """The merge log: which entity became which, by which rule, and why."""
+    table = Table(title="merge log", title_justify="left")
+    for column in ("log id", "decision", "entity", "into / apart from", "rule", "score", "reason"):
+        table.add_column(column)
+    for e in entries:
+        decision = f"{e.decision} (undone)" if e.undone else e.decision
+        table.add_row(
+            e.id,
+            decision,
+            f"{escape(e.member_name)} [{e.member_id}]",
+            f"{escape(e.resolved_name)} [{e.resolved_id}]",
+            e.rule,
+            f"{e.score:.2f}",
+            escape(e.reason),
+        )
+    return table
+
+
+def candidates_table(candidates: list[ResolutionCandidate]) -> Table:
+    """Near misses of entity resolution, kept out of the graph."""
+    table = Table(title="near-miss candidates (not merged)", title_justify="left")
+    for column in ("entity", "other", "rule", "score"):
+        table.add_column(column)
+    for c in candidates:
+        table.add_row(
+            f"{escape(c.name)} [{c.entity_id}]", f"{escape(c.other_name)} [{c.other_id}]", c.rule, f"{c.score:.2f}"
+        )
+    return table

@@ -22,9 +22,20 @@ class Extraction:
     """Entities, mentions and relations found in a batch of chunks, before merging.
 
     ``about`` links each chunk to the entities it is about (its document's title), a stronger tie than a mention.
+    ``unlisted`` names the relation endpoints an extractor met that are no entity of its output, as (id, name),
+    so the report of what was pruned can say which names they were.
     """
 
     entities: tuple[Entity, ...]
     mentions: tuple[Mention, ...]
     relations: tuple[Relation, ...]
     about: tuple[Mention, ...] = ()
+    unlisted: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFailure:
+    """A chunk an extractor could not extract from, and why (the LLM failed, or never answered valid JSON)."""
+
+    chunk_id: str
+    reason: str

@@ -9,7 +9,12 @@ from agrag.components.data_models.immutable import Immutable
 
 @dataclass(frozen=True, slots=True)
 class PassageEdges(Immutable):
-    """(chunk id, entity id) pairs: the entities each current chunk names, and those it is about."""
+    """(chunk id, entity id) pairs: the entities each current chunk names, and those it is about.
+
+    ``names`` pairs normalized entity names with the (resolved) entity ids they name, so a query's words can be
+    matched to graph nodes whatever the entities' labels.
+    """
 
     mentions: tuple[tuple[str, str], ...]
     about: tuple[tuple[str, str], ...]
+    names: tuple[tuple[str, str], ...] = ()

@@ -55,3 +55,19 @@ class Resolution:
     extraction: Extraction
     decisions: tuple[MergeDecision, ...] = ()
     candidates: tuple[ResolutionCandidate, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MergeLogEntry:
+    """A stored line of the merge log: a decision of one run, with both entities' names and whether it was undone."""
+
+    id: str
+    member_id: str
+    resolved_id: str
+    decision: str
+    rule: str
+    score: float
+    reason: str
+    undone: bool
+    member_name: str
+    resolved_name: str

@@ -39,6 +39,10 @@ class PassageGraph:
         w = sp.csr_matrix(
             (list(weights.values()), (rows, cols)), shape=(len(self.chunk_ids), len(self.entity_ids)), dtype=np.float64
         )
+        self._names: dict[str, list[str]] = {}
+        for name, entity_id in edges.names:
+            if entity_id in self._entity_index:
+                self._names.setdefault(name, []).append(entity_id)
         self._specificity = 1.0 / np.maximum(np.asarray((w > 0).sum(axis=0)).ravel(), 1)
         adjacency = sp.bmat([[None, w], [w.T, None]], format="csr")
         degree = np.asarray(adjacency.sum(axis=0)).ravel()
@@ -47,6 +51,10 @@ class PassageGraph:
 
     def __contains__(self, entity_id: object) -> bool:
         return entity_id in self._entity_index
+
+    def entities_named(self, normalized_name: str) -> list[str]:
+        """The graph's entities with this normalized name (several for homonyms with different labels)."""
+        return self._names.get(normalized_name, [])
 
     def chunk_count(self, entity_id: str) -> int:
         """How many current chunks name or are about ``entity_id`` (0 if it is not in the graph)."""

@@ -37,7 +37,8 @@ def parse_json_object(answer: str) -> dict[str, Any]:
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LLMError(f"The LLM answered something that is not JSON ({exc.msg} at {exc.pos}): {answer[:200]!r}")
+        problem = f"{exc.msg} at {exc.pos}"
+        raise LLMError(f"The LLM answered something that is not JSON ({problem}): {answer[:200]!r}") from exc
     if not isinstance(parsed, dict):
         raise LLMError(f"The LLM answered JSON that is not an object: {answer[:200]!r}")
     return parsed

@@ -78,7 +78,7 @@ class PageRankChunkRetriever:
 
     def _search(self, query: str, query_embedding: Embedding, limit: int) -> list[SearchResult]:
         graph = self.graph()
-        mass = graph.personalized_pagerank(query_entity_ids(query, graph.__contains__), self.damping)
+        mass = graph.personalized_pagerank(query_entity_ids(query, graph.entities_named), self.damping)
         walked = sorted(mass, key=lambda chunk_id: (-mass[chunk_id], chunk_id))[:WALK_CANDIDATES]
         searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, CURRENT_ONLY)
         candidates = list(dict.fromkeys([*walked, *(hit.id for hit in searched)]))

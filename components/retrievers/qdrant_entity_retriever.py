@@ -9,7 +9,10 @@ from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.stores.vector_payloads import entity_from_payload
-from agrag.components.stores.vector_store import VectorStore
+from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorStore
+
+# Entities merged into another keep their point for an undo, but only resolved entities are found.
+RESOLVED_ONLY = PayloadFilter().and_(STATUS_FIELD, CURRENT)
 
 
 @component
@@ -40,7 +43,7 @@ class QdrantEntityRetriever:
         limit = top_k or self.top_k
 
         def search() -> list[SearchResult]:
-            hits = self.store.query(query_embedding.values, query, limit)
+            hits = self.store.query(query_embedding.values, query, limit, RESOLVED_ONLY)
             return [SearchResult(entity_from_payload(h), h.score, self.method, (self.method,)) for h in hits]
 
         return guarded_run(self.method, search)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from agrag.components.data_models.entity import entity_id_for, normalize_name
+from agrag.components.data_models.entity import normalize_name
 from agrag.components.extractors.lexical_entity_extractor import STOP_WORDS
 
 MAX_NAME_WORDS = 8
@@ -36,25 +36,25 @@ def _meaningful(words: list[str]) -> bool:
     return len(normalized) > 1 and normalized not in STOP_WORDS and not normalized.isdigit()
 
 
-def query_entity_ids(query: str, known: Callable[[str], bool]) -> list[str]:
+def query_entity_ids(query: str, named: Callable[[str], Sequence[str]]) -> list[str]:
     """Entity ids the query names, longest match first at each position; names inside a longer match are dropped.
 
     Args:
         query: The question or keywords.
-        known: True for an entity id the graph holds.
+        named: The graph's entity ids with a given normalized name (empty when none).
     """
     words = _words(query)
-    spans: list[tuple[int, int, str]] = []
+    spans: list[tuple[int, int, Sequence[str]]] = []
     for start in range(len(words)):
         for end in range(min(len(words), start + MAX_NAME_WORDS), start, -1):
             candidate = words[start:end]
-            entity_id = entity_id_for(" ".join(candidate))
-            if known(entity_id) and _meaningful(candidate) and _name_like(candidate):
-                spans.append((start, end, entity_id))
+            entity_ids = named(normalize_name(" ".join(candidate)))
+            if entity_ids and _meaningful(candidate) and _name_like(candidate):
+                spans.append((start, end, entity_ids))
                 break
     found: list[str] = []
-    for start, end, entity_id in spans:
+    for start, end, entity_ids in spans:
         inside_longer = any(s <= start and end <= e and e - s > end - start for s, e, _ in spans)
-        if not inside_longer and entity_id not in found:
-            found.append(entity_id)
+        if not inside_longer:
+            found.extend(e for e in entity_ids if e not in found)
     return found

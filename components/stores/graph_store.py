@@ -6,11 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.community import Community
 from agrag.components.data_models.document import Document
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.resolution import MergeDecision, MergeLogEntry, ResolutionCandidate
 
 # StoreInfo key that changes on every committed write: readers that cache graph snapshots compare it.
 GENERATION_KEY = "generation"
@@ -82,6 +84,46 @@ class GraphStore(Protocol):
 
     def relations_of(self, entity_id: str) -> list[Relation]:
         """Return the relations touching an entity, in either direction."""
+        ...
+
+    def canonical_entities(self) -> list[Entity]:
+        """Every stored entity not merged into another: what new entities may resolve into."""
+        ...
+
+    def apply_resolution(
+        self, decisions: Sequence[MergeDecision], candidates: Sequence[ResolutionCandidate], run_id: str
+    ) -> None:
+        """Record merges as pointers from member to resolved entity, log every decision, keep the near misses."""
+        ...
+
+    def merge_log(self) -> list[MergeLogEntry]:
+        """Every resolution decision, oldest run first."""
+        ...
+
+    def undo_merge(self, key: str) -> list[MergeLogEntry]:
+        """Undo the active merge with this log id, or every active merge of this member entity id."""
+        ...
+
+    def candidates(self) -> list[ResolutionCandidate]:
+        """The near misses of entity resolution, most similar first."""
+        ...
+
+    def entity_graph(self) -> tuple[list[str], list[tuple[str, str, float]]]:
+        """The resolved entities and the relations between them, weighted by supporting chunks."""
+        ...
+
+    def community_inputs(
+        self, entity_ids: Sequence[str]
+    ) -> tuple[list[Entity], list[Relation], list[Chunk], list[tuple[str, str]]]:
+        """The entities, the relations among them, the current chunks naming them, and (chunk, entity) mentions."""
+        ...
+
+    def replace_communities(self, communities: Sequence[Community]) -> None:
+        """Store this community hierarchy (with reports) in place of the previous one."""
+        ...
+
+    def communities(self) -> list[Community]:
+        """Every stored community with its report."""
         ...
 
     def counts(self) -> Mapping[str, int]:

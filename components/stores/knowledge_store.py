@@ -6,13 +6,14 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from types import TracebackType
 
+from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.stores.graph_store import GraphStore
-from agrag.components.stores.vector_store import VectorStore
+from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, VectorStore
 
 
 @dataclass
 class KnowledgeStore:
-    """The stores of one data dir: Kùzu for the graph, Qdrant for chunk and entity vectors.
+    """The stores of one data dir: Kùzu for the graph, Qdrant for chunk, entity and community report vectors.
 
     Usage:
         ```python
@@ -24,18 +25,31 @@ class KnowledgeStore:
     graph: GraphStore
     chunks: VectorStore
     entities: VectorStore
+    communities: VectorStore
 
     def counts(self) -> dict[str, int]:
         """Rows per graph table and points per vector collection."""
         counts = dict(self.graph.counts())
         counts["chunk_vectors"] = self.chunks.count()
         counts["entity_vectors"] = self.entities.count()
+        counts["community_vectors"] = self.communities.count()
         return counts
+
+    def undo_merge(self, key: str) -> list[MergeLogEntry]:
+        """Undo a merge (by log id or member entity id): the member is an entity of its own again, searchable too.
+
+        Raises:
+            MergeNotFoundError: no active merge has this id.
+        """
+        undone = self.graph.undo_merge(key)
+        self.entities.set_payload([e.member_id for e in undone], {STATUS_FIELD: CURRENT})
+        return undone
 
     def close(self) -> None:
         """Close every store, even if one of them fails to close."""
         with ExitStack() as closing:
             closing.callback(self.graph.close)
+            closing.callback(self.communities.close)
             closing.callback(self.entities.close)
             closing.callback(self.chunks.close)
 

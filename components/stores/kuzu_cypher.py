@@ -16,10 +16,27 @@ SCHEMA: tuple[str, ...] = (
     "CREATE REL TABLE IF NOT EXISTS ABOUT(FROM Chunk TO Entity)",
     "CREATE REL TABLE IF NOT EXISTS RELATED("
     "FROM Entity TO Entity, id STRING, type STRING, description STRING, chunk_ids STRING[])",
+    "CREATE NODE TABLE IF NOT EXISTS MergeLog("
+    "id STRING, member_id STRING, resolved_id STRING, decision STRING, rule STRING, score DOUBLE, reason STRING, "
+    "run_id STRING, undone BOOLEAN, PRIMARY KEY(id))",
+    "CREATE NODE TABLE IF NOT EXISTS Candidate("
+    "id STRING, entity_id STRING, other_id STRING, name STRING, other_name STRING, score DOUBLE, rule STRING, "
+    "PRIMARY KEY(id))",
+    "CREATE NODE TABLE IF NOT EXISTS Community("
+    "id STRING, level INT64, parent_id STRING, size INT64, title STRING, summary STRING, rating DOUBLE, "
+    "findings STRING, method STRING, PRIMARY KEY(id))",
+    "CREATE REL TABLE IF NOT EXISTS IN_COMMUNITY(FROM Entity TO Community)",
+    # Columns added after the first release: a data dir made before them gets them with their defaults.
+    "ALTER TABLE Chunk ADD IF NOT EXISTS kind STRING DEFAULT 'text'",
+    "ALTER TABLE Chunk ADD IF NOT EXISTS cells STRING DEFAULT ''",
+    "ALTER TABLE Entity ADD IF NOT EXISTS merged_into STRING DEFAULT ''",
 )
 
-NODE_TABLES = ("Document", "Chunk", "Entity")
-REL_TABLES = ("HAS_CHUNK", "NEXT", "PARENT", "MENTIONS", "ABOUT", "RELATED")
+NODE_TABLES = ("Document", "Chunk", "Entity", "MergeLog", "Candidate", "Community")
+REL_TABLES = ("HAS_CHUNK", "NEXT", "PARENT", "MENTIONS", "ABOUT", "RELATED", "IN_COMMUNITY")
+
+# An entity's resolved id: the entity it was merged into, else itself.
+_CANONICAL = "CASE WHEN e.merged_into <> '' THEN e.merged_into ELSE e.id END"
 
 GET_INFO = "MATCH (i:StoreInfo) RETURN i.key, i.value"
 
@@ -42,7 +59,7 @@ UPSERT_CHUNKS = (
     "UNWIND $rows AS r MERGE (c:Chunk {id: r.id}) "
     "SET c.document_id = r.document_id, c.document_version = r.document_version, c.title = r.title, "
     "c.text = r.text, c.heading_path = r.heading_path, c.ord = r.ord, c.start_offset = r.start_offset, "
-    "c.end_offset = r.end_offset, c.parent_id = r.parent_id, c.current = true"
+    "c.end_offset = r.end_offset, c.parent_id = r.parent_id, c.kind = r.kind, c.cells = r.cells, c.current = true"
 )
 
 # A document node exists from here on, but has no version until it is committed.
@@ -71,9 +88,12 @@ UPSERT_ABOUT = (
     "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk_id}), (e:Entity {id: r.entity_id}) MERGE (c)-[:ABOUT]->(e)"
 )
 
-# The passage-entity graph of the current chunks, for graph walks over the whole store.
-CURRENT_MENTION_EDGES = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.current RETURN c.id, e.id"
-CURRENT_ABOUT_EDGES = "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE c.current RETURN c.id, e.id"
+# The passage-entity graph of the current chunks, for graph walks over the whole store; merged entities count as
+# the entity they resolved into.
+CURRENT_MENTION_EDGES = f"MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.current RETURN c.id, {_CANONICAL}"
+CURRENT_ABOUT_EDGES = f"MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE c.current RETURN c.id, {_CANONICAL}"
+CANONICAL_NAMES = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.norm_name, e.id"
+MEMBER_NAMES = "MATCH (e:Entity) WHERE e.merged_into <> '' RETURN e.norm_name, e.merged_into"
 
 UPSERT_RELATIONS = (
     "UNWIND $rows AS r MATCH (a:Entity {id: r.source_id}), (b:Entity {id: r.target_id}) "
@@ -82,22 +102,97 @@ UPSERT_RELATIONS = (
     "ON MATCH SET x.chunk_ids = list_sort(list_distinct(list_concat(x.chunk_ids, r.chunk_ids)))"
 )
 
-GET_CHUNKS = (
-    "MATCH (c:Chunk) WHERE c.id IN $ids RETURN c.id, c.document_id, c.document_version, c.text, c.heading_path, "
-    "c.ord, c.start_offset, c.end_offset, c.parent_id, c.title"
+_CHUNK_COLUMNS = (
+    "c.id, c.document_id, c.document_version, c.text, c.heading_path, c.ord, c.start_offset, c.end_offset, "
+    "c.parent_id, c.title, c.kind, c.cells"
 )
+GET_CHUNKS = f"MATCH (c:Chunk) WHERE c.id IN $ids RETURN {_CHUNK_COLUMNS}"
 
 GET_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, e.name, e.label, e.description"
 
-# Current chunks only: a superseded version's text supports nothing in the current graph.
+# Current chunks only: a superseded version's text supports nothing in the current graph. An entity's support
+# includes that of the entities merged into it.
 SUPPORTING_CHUNKS = (
-    "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE e.id IN $ids AND c.current RETURN e.id, c.id, m.count"
+    "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
+    f"RETURN {_CANONICAL}, c.id, m.count"
 )
-ABOUT_CHUNKS = "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids AND c.current RETURN e.id, c.id"
+ABOUT_CHUNKS = (
+    "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
+    f"RETURN {_CANONICAL}, c.id"
+)
 
 GET_RELATIONS_OF = (
-    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE a.id = $entity_id OR b.id = $entity_id "
-    "RETURN x.id, x.type, x.description, x.chunk_ids, a.id, b.id"
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
+    "WHERE a.id = $entity_id OR b.id = $entity_id OR a.merged_into = $entity_id OR b.merged_into = $entity_id "
+    "RETURN x.id, x.type, x.description, x.chunk_ids, "
+    "CASE WHEN a.merged_into <> '' THEN a.merged_into ELSE a.id END, "
+    "CASE WHEN b.merged_into <> '' THEN b.merged_into ELSE b.id END"
+)
+
+# Resolution: the stored entities new ones may resolve into, merges as pointers, the log, and near misses.
+CANONICAL_ENTITIES = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.id, e.name, e.label, e.description"
+SET_MERGED_INTO = "UNWIND $rows AS r MATCH (e:Entity {id: r.member_id}) SET e.merged_into = r.resolved_id"
+# Entities merged into a member that is now merged itself follow it to the final entity.
+FOLLOW_MERGES = "UNWIND $rows AS r MATCH (e:Entity) WHERE e.merged_into = r.member_id SET e.merged_into = r.resolved_id"
+UPSERT_MERGE_LOG = (
+    "UNWIND $rows AS r MERGE (m:MergeLog {id: r.id}) SET m.member_id = r.member_id, m.resolved_id = r.resolved_id, "
+    "m.decision = r.decision, m.rule = r.rule, m.score = r.score, m.reason = r.reason, m.run_id = r.run_id, "
+    "m.undone = false"
+)
+GET_MERGE_LOG = (
+    "MATCH (m:MergeLog) OPTIONAL MATCH (a:Entity {id: m.member_id}) OPTIONAL MATCH (b:Entity {id: m.resolved_id}) "
+    "RETURN m.id, m.member_id, m.resolved_id, m.decision, m.rule, m.score, m.reason, m.undone, a.name, b.name "
+    "ORDER BY m.run_id, m.id"
+)
+ACTIVE_MERGES_OF = (
+    "MATCH (m:MergeLog) WHERE (m.member_id = $id OR m.id = $id) AND m.decision = 'merged' AND NOT m.undone "
+    "RETURN m.id, m.member_id, m.resolved_id"
+)
+UNDO_MERGE = (
+    "MATCH (m:MergeLog {id: $log_id}) SET m.undone = true WITH m "
+    "MATCH (e:Entity {id: m.member_id}) SET e.merged_into = ''"
+)
+UPSERT_CANDIDATES = (
+    "UNWIND $rows AS r MERGE (x:Candidate {id: r.id}) SET x.entity_id = r.entity_id, x.other_id = r.other_id, "
+    "x.name = r.name, x.other_name = r.other_name, x.score = r.score, x.rule = r.rule"
+)
+GET_CANDIDATES = (
+    "MATCH (x:Candidate) RETURN x.entity_id, x.other_id, x.name, x.other_name, x.score, x.rule "
+    "ORDER BY x.score DESC, x.id"
+)
+DELETE_CANDIDATES_OF = "MATCH (x:Candidate) WHERE x.entity_id IN $ids OR x.other_id IN $ids DELETE x"
+
+# Communities: the weighted graph of resolved entities, then the hierarchy, replaced as a whole.
+ENTITY_GRAPH_EDGES = (
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
+    "RETURN CASE WHEN a.merged_into <> '' THEN a.merged_into ELSE a.id END, "
+    "CASE WHEN b.merged_into <> '' THEN b.merged_into ELSE b.id END, size(x.chunk_ids)"
+)
+DELETE_COMMUNITIES = "MATCH (k:Community) DETACH DELETE k"
+UPSERT_COMMUNITIES = (
+    "UNWIND $rows AS r CREATE (k:Community {id: r.id, level: r.level, parent_id: r.parent_id, size: r.size, "
+    "title: r.title, summary: r.summary, rating: r.rating, findings: r.findings, method: r.method})"
+)
+LINK_COMMUNITY_MEMBERS = (
+    "UNWIND $pairs AS p MATCH (e:Entity {id: p.entity_id}), (k:Community {id: p.community_id}) "
+    "CREATE (e)-[:IN_COMMUNITY]->(k)"
+)
+GET_COMMUNITIES = (
+    "MATCH (k:Community) OPTIONAL MATCH (e:Entity)-[:IN_COMMUNITY]->(k) "
+    "RETURN k.id, k.level, k.parent_id, k.title, k.summary, k.rating, k.findings, k.method, collect(e.id) "
+    "ORDER BY k.level, k.id"
+)
+# Mentions of the current chunks for a set of resolved entities: what a community report is written from.
+MENTIONS_OF = (
+    "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
+    f"RETURN c.id, {_CANONICAL}"
+)
+RELATIONS_AMONG = (
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE (a.id IN $ids OR a.merged_into IN $ids) "
+    "AND (b.id IN $ids OR b.merged_into IN $ids) "
+    "RETURN x.id, x.type, x.description, x.chunk_ids, "
+    "CASE WHEN a.merged_into <> '' THEN a.merged_into ELSE a.id END, "
+    "CASE WHEN b.merged_into <> '' THEN b.merged_into ELSE b.id END"
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import uuid
@@ -13,18 +14,39 @@ from typing import Any
 import kuzu
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.community import Community, CommunityReport, Finding
 from agrag.components.data_models.document import Document
+from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.entity import Entity, normalize_name
 from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
-from agrag.components.errors import StoreError, StoreLockedError
+from agrag.components.data_models.resolution import MERGED, MergeDecision, MergeLogEntry, ResolutionCandidate
+from agrag.components.errors import MergeNotFoundError, StoreError, StoreLockedError
 from agrag.components.stores import kuzu_cypher as cy
 from agrag.components.stores.graph_store import GENERATION_KEY
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # Kùzu copies every row of an UNWIND list into one transaction; batches keep memory flat on large folders.
 _BATCH = 2000
+
+
+def _chunk_from_row(r: Sequence[Any]) -> Chunk:
+    cells = tuple(TableCell(*cell) for cell in json.loads(r[11])) if r[11] else ()
+    return Chunk(
+        id=r[0],
+        document_id=r[1],
+        document_version=r[2],
+        text=r[3],
+        heading_path=tuple(r[4]),
+        order=r[5],
+        start=r[6],
+        end=r[7],
+        parent_id=r[8] or None,
+        title=r[9],
+        kind=r[10] or "text",
+        cells=cells,
+    )
 
 
 class KuzuGraphStore:
@@ -105,6 +127,8 @@ class KuzuGraphStore:
                 "start_offset": c.start,
                 "end_offset": c.end,
                 "parent_id": c.parent_id or "",
+                "kind": c.kind,
+                "cells": json.dumps([[x.row, x.column, x.start, x.end] for x in c.cells]) if c.cells else "",
             }
             for c in chunks
         ]
@@ -172,10 +196,14 @@ class KuzuGraphStore:
         self._run_batched(cy.UPSERT_ABOUT, "rows", rows)
 
     def passage_edges(self) -> PassageEdges:
-        """Every (chunk, entity) mention and about link of the current chunks."""
-        mentions = [(row[0], row[1]) for row in self._run(cy.CURRENT_MENTION_EDGES)]
-        about = [(row[0], row[1]) for row in self._run(cy.CURRENT_ABOUT_EDGES)]
-        return PassageEdges(tuple(mentions), tuple(about))
+        """Every (chunk, entity) mention and about link of the current chunks, merged entities as their resolved one.
+
+        ``names`` maps the normalized names of entities (members of a merge included) to resolved entity ids.
+        """
+        mentions = {(row[0], row[1]) for row in self._run(cy.CURRENT_MENTION_EDGES)}
+        about = {(row[0], row[1]) for row in self._run(cy.CURRENT_ABOUT_EDGES)}
+        names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
+        return PassageEdges(tuple(sorted(mentions)), tuple(sorted(about)), tuple(sorted(names)))
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
         """Create relations, or add supporting chunks to stored ones."""
@@ -195,21 +223,7 @@ class KuzuGraphStore:
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the stored chunks among ``chunk_ids``, in the order asked."""
         rows = self._run(cy.GET_CHUNKS, {"ids": list(chunk_ids)})
-        found = {
-            r[0]: Chunk(
-                id=r[0],
-                document_id=r[1],
-                document_version=r[2],
-                text=r[3],
-                heading_path=tuple(r[4]),
-                order=r[5],
-                start=r[6],
-                end=r[7],
-                parent_id=r[8] or None,
-                title=r[9],
-            )
-            for r in rows
-        }
+        found = {r[0]: _chunk_from_row(r) for r in rows}
         return [found[i] for i in chunk_ids if i in found]
 
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
@@ -238,6 +252,131 @@ class KuzuGraphStore:
         for rel_id, rel_type, description, chunk_ids, a_id, b_id in rows:
             relations[rel_id] = Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description)
         return list(relations.values())
+
+    def canonical_entities(self) -> list[Entity]:
+        """Every stored entity that is not merged into another: what new entities may resolve into."""
+        rows = self._run(cy.CANONICAL_ENTITIES)
+        return [Entity(id=r[0], name=r[1], label=r[2], description=r[3]) for r in sorted(rows)]
+
+    def apply_resolution(
+        self, decisions: Sequence[MergeDecision], candidates: Sequence[ResolutionCandidate], run_id: str
+    ) -> None:
+        """Record merges as pointers (``merged`` decisions), log every decision, and keep the near misses."""
+        merges = [{"member_id": d.member_id, "resolved_id": d.resolved_id} for d in decisions if d.decision == MERGED]
+        self._run_batched(cy.SET_MERGED_INTO, "rows", merges)
+        self._run_batched(cy.FOLLOW_MERGES, "rows", merges)
+        log = [
+            {
+                "id": f"{run_id}-{index:05d}",
+                "member_id": d.member_id,
+                "resolved_id": d.resolved_id,
+                "decision": d.decision,
+                "rule": d.rule,
+                "score": float(d.score),
+                "reason": d.reason,
+                "run_id": run_id,
+            }
+            for index, d in enumerate(decisions)
+        ]
+        self._run_batched(cy.UPSERT_MERGE_LOG, "rows", log)
+        merged_ids = [d.member_id for d in decisions if d.decision == MERGED]
+        self._run_batched(cy.DELETE_CANDIDATES_OF, "ids", merged_ids)
+        rows = [
+            {
+                "id": "|".join(sorted((c.entity_id, c.other_id))),
+                "entity_id": c.entity_id,
+                "other_id": c.other_id,
+                "name": c.name,
+                "other_name": c.other_name,
+                "score": float(c.score),
+                "rule": c.rule,
+            }
+            for c in candidates
+        ]
+        self._run_batched(cy.UPSERT_CANDIDATES, "rows", rows)
+        self.set_info({GENERATION_KEY: uuid.uuid4().hex})
+
+    def merge_log(self) -> list[MergeLogEntry]:
+        """Every resolution decision, oldest run first, with the names of both entities."""
+        return [
+            MergeLogEntry(r[0], r[1], r[2], r[3], r[4], float(r[5]), r[6], bool(r[7]), r[8] or "", r[9] or "")
+            for r in self._run(cy.GET_MERGE_LOG)
+        ]
+
+    def undo_merge(self, key: str) -> list[MergeLogEntry]:
+        """Undo the active merge with this log id, or every active merge of the entity with this id.
+
+        The member entity gets back its own mentions, relations and search point; the log keeps the line, marked
+        undone. Returns the lines undone.
+
+        Raises:
+            MergeNotFoundError: no active merge has this log id or member id.
+        """
+        rows = self._run(cy.ACTIVE_MERGES_OF, {"id": key})
+        if not rows:
+            raise MergeNotFoundError(key)
+        for log_id, _, _ in rows:
+            self._run(cy.UNDO_MERGE, {"log_id": log_id})
+        self.set_info({GENERATION_KEY: uuid.uuid4().hex})
+        undone = {row[0] for row in rows}
+        return [entry for entry in self.merge_log() if entry.id in undone]
+
+    def candidates(self) -> list[ResolutionCandidate]:
+        """The near misses of entity resolution, most similar first."""
+        return [ResolutionCandidate(r[0], r[1], r[2], r[3], float(r[4]), r[5]) for r in self._run(cy.GET_CANDIDATES)]
+
+    def entity_graph(self) -> tuple[list[str], list[tuple[str, str, float]]]:
+        """The resolved entities joined by relations, each edge weighted by its supporting chunks."""
+        edges = [(a, b, float(w or 1)) for a, b, w in self._run(cy.ENTITY_GRAPH_EDGES) if a != b]
+        entity_ids = sorted({e for a, b, _ in edges for e in (a, b)})
+        return entity_ids, edges
+
+    def community_inputs(
+        self, entity_ids: Sequence[str]
+    ) -> tuple[list[Entity], list[Relation], list[Chunk], list[tuple[str, str]]]:
+        """What community reports are written from: the entities, their relations, and the chunks naming them."""
+        ids = list(entity_ids)
+        entities = self.get_entities(ids)
+        relations = {
+            r[0]: Relation(r[0], r[4], r[5], r[1], tuple(r[3]), r[2])
+            for r in self._run_batched(cy.RELATIONS_AMONG, "ids", ids)
+        }
+        mentions = sorted({(row[0], row[1]) for row in self._run_batched(cy.MENTIONS_OF, "ids", ids)})
+        chunks = self.get_chunks(sorted({c for c, _ in mentions}))
+        return entities, list(relations.values()), chunks, mentions
+
+    def replace_communities(self, communities: Sequence[Community]) -> None:
+        """Store this hierarchy (with reports) in place of the previous one."""
+        self._run(cy.DELETE_COMMUNITIES)
+        rows = [
+            {
+                "id": k.id,
+                "level": k.level,
+                "parent_id": k.parent_id or "",
+                "size": len(k.entity_ids),
+                "title": k.report.title if k.report else "",
+                "summary": k.report.summary if k.report else "",
+                "rating": float(k.report.rating) if k.report else 0.0,
+                "findings": json.dumps([[f.summary, f.explanation] for f in k.report.findings]) if k.report else "[]",
+                "method": k.report.method if k.report else "",
+            }
+            for k in communities
+        ]
+        self._run_batched(cy.UPSERT_COMMUNITIES, "rows", rows)
+        pairs = [{"entity_id": e, "community_id": k.id} for k in communities for e in k.entity_ids]
+        self._run_batched(cy.LINK_COMMUNITY_MEMBERS, "pairs", pairs)
+        self.set_info({GENERATION_KEY: uuid.uuid4().hex})
+
+    def communities(self) -> list[Community]:
+        """Every stored community with its report, by level."""
+        found = []
+        for cid, level, parent, title, summary, rating, findings, method, members in self._run(cy.GET_COMMUNITIES):
+            report = None
+            if method:
+                parsed = [Finding(a, b) for a, b in json.loads(findings or "[]")]
+                report = CommunityReport(title, summary, float(rating), tuple(parsed), method)
+            found.append(Community(cid, int(level), tuple(sorted(m for m in members if m)), parent or None, report))
+        return found
 
     def counts(self) -> dict[str, int]:
         """Return the number of rows of every node and relationship table."""

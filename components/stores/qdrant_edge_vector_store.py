@@ -122,6 +122,11 @@ class QdrantEdgeVectorStore:
         if ids:
             self._update(qe.UpdateOperation.set_payload([point_uuid(i) for i in ids], payload), "update payload in")
 
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove the given points (ids not stored are ignored)."""
+        if ids:
+            self._update(qe.UpdateOperation.delete_points([point_uuid(i) for i in ids]), "delete points from")
+
     def _update(self, operation: qe.UpdateOperation, what: str) -> None:
         try:
             with self._lock:

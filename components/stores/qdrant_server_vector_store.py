@@ -124,6 +124,15 @@ class QdrantServerVectorStore:
         except Exception as exc:
             raise StoreError(f"Could not update Qdrant collection {self._name} at {self._where}: {exc}") from exc
 
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove the given points (ids not stored are ignored)."""
+        if not ids:
+            return
+        try:
+            self._client.delete(self._name, points_selector=[point_uuid(i) for i in ids], wait=True)
+        except Exception as exc:
+            raise StoreError(f"Could not delete from Qdrant collection {self._name} at {self._where}: {exc}") from exc
+
     def query(
         self, dense: Sequence[float], text: str, limit: int, payload_filter: PayloadFilter | None = None
     ) -> list[VectorHit]:

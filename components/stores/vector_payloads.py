@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.chunk import TEXT_CHUNK, Chunk
+from agrag.components.data_models.community import Community
+from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.entity import Entity
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, VectorHit
+from agrag.components.stores.vector_store import CURRENT, MERGED_STATUS, STATUS_FIELD, VectorHit
 
 
 def chunk_payload(chunk: Chunk) -> dict[str, Any]:
@@ -24,6 +26,8 @@ def chunk_payload(chunk: Chunk) -> dict[str, Any]:
         "start": chunk.start,
         "end": chunk.end,
         "parent_id": chunk.parent_id or "",
+        "kind": chunk.kind,
+        "cells": [[c.row, c.column, c.start, c.end] for c in chunk.cells],
         STATUS_FIELD: CURRENT,
     }
 
@@ -42,15 +46,45 @@ def chunk_from_payload(hit: VectorHit) -> Chunk:
         end=int(p["end"]),
         parent_id=p.get("parent_id") or None,
         title=p.get("title", ""),
+        kind=p.get("kind", TEXT_CHUNK),
+        cells=tuple(TableCell(*cell) for cell in p.get("cells", ())),
     )
 
 
-def entity_payload(entity: Entity) -> dict[str, Any]:
-    """The payload of an entity's point."""
-    return {"name": entity.name, "label": entity.label, "description": entity.description}
+def entity_payload(entity: Entity, merged: bool = False) -> dict[str, Any]:
+    """The payload of an entity's point; a merged entity's point stays stored (for an undo) but is not searched."""
+    return {
+        "name": entity.name,
+        "label": entity.label,
+        "description": entity.description,
+        STATUS_FIELD: MERGED_STATUS if merged else CURRENT,
+    }
 
 
 def entity_from_payload(hit: VectorHit) -> Entity:
     """Rebuild an ``Entity`` from its point."""
     p = hit.payload
     return Entity(id=hit.id, name=p["name"], label=p.get("label", ""), description=p.get("description", ""))
+
+
+def community_payload(community: Community) -> dict[str, Any]:
+    """The payload of a community report's point."""
+    report = community.report
+    return {
+        "level": community.level,
+        "parent_id": community.parent_id or "",
+        "entity_ids": list(community.entity_ids),
+        "title": report.title if report else "",
+        "summary": report.summary if report else "",
+        "rating": report.rating if report else 0.0,
+        "method": report.method if report else "",
+    }
+
+
+def community_report_text(community: Community) -> str:
+    """What a community's vectors are computed from: its report's title, summary and findings."""
+    report = community.report
+    if report is None:
+        return ""
+    findings = " ".join(f.summary for f in report.findings)
+    return f"{report.title}\n{report.summary}\n{findings}".strip()

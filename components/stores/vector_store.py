@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 STATUS_FIELD = "status"
 CURRENT = "current"
 SUPERSEDED = "superseded"
+MERGED_STATUS = "merged"  # an entity merged into another: kept for undo, left out of search
 
 
 class VectorCollection(StrEnum):
@@ -22,6 +23,7 @@ class VectorCollection(StrEnum):
 
     CHUNKS = "chunks"
     ENTITIES = "entities"
+    COMMUNITIES = "communities"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,10 @@ class VectorStore(Protocol):
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         """Merge ``payload`` into the payload of the given points."""
+        ...
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove the given points; ids not stored are ignored."""
         ...
 
     def count(self) -> int:

@@ -31,19 +31,22 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_ingest_then_rerun_writes_nothing_new(prefect_harness: None, corpus: Path, data_dir: Path) -> None:
     first = ingest_flow(str(corpus))
-    assert first.documents_ingested == first.documents_seen == 6
+    assert first.documents_ingested == first.documents_seen == 9
     assert first.failures == ()
     counts = first.counts
-    assert counts["Document"] == 6
-    assert counts["Chunk"] == counts["chunk_vectors"] == first.chunks_written > 40
+    assert counts["Document"] == 9
+    assert counts["Chunk"] == first.chunks_written > 40
+    assert counts["chunk_vectors"] == counts["Chunk"] - first.chunks_by_kind.get("section", 0)
     assert counts["Entity"] == counts["entity_vectors"] == first.entities_new > 20
     assert counts["RELATED"] > 20 and counts["MENTIONS"] > counts["Entity"]
     assert counts["PARENT"] > 0 and counts["NEXT"] == counts["Chunk"] - counts["Document"]
-    assert set(first.stage_seconds) == {"load", "select-changed", "chunk", "extract", "resolve", "embed", "write"}
+    assert counts["Community"] == counts["community_vectors"] >= 2
+    stages = ("load", "select-changed", "chunk", "extract", "prune", "resolve", "embed", "write")
+    assert set(first.stage_seconds) == {*stages, "communities", "reports"}
 
     second = ingest_flow(str(corpus))
     assert second.counts == counts
-    assert (second.documents_ingested, second.documents_unchanged, second.chunks_written) == (0, 6, 0)
+    assert (second.documents_ingested, second.documents_unchanged, second.chunks_written) == (0, 9, 0)
     assert set(second.stage_seconds) == {"load", "select-changed"}
     assert second.seconds < first.seconds
 
@@ -55,9 +58,9 @@ def test_a_changed_file_supersedes_its_old_chunks(
     team = corpus / "team.md"
     team.write_text(team.read_text(encoding="utf-8") + "\n## Visitors\n\nZelda Quartermain visits in May.\n")
     second = ingest_flow(str(corpus))
-    assert (second.documents_ingested, second.documents_unchanged) == (1, 5)
+    assert (second.documents_ingested, second.documents_unchanged) == (1, 8)
     assert second.chunks_superseded > 0
-    assert second.counts["Document"] == 6
+    assert second.counts["Document"] == 9
     assert second.counts["Chunk"] == first.counts["Chunk"] + second.chunks_written
     assert second.entities_new >= 1
 
@@ -84,8 +87,11 @@ def test_task_logic_runs_without_prefect(corpus: Path) -> None:
     config = load_config()
     documents, failures = ingest_tasks.load_documents.fn(str(corpus), config.ingest)
     chunks = ingest_tasks.chunk_documents.fn(documents, config.ingest)
-    extraction = ingest_tasks.resolve_entities.fn(ingest_tasks.extract_entities.fn(chunks, config.ingest))
-    assert failures == [] and len(documents) == 6
+    raw, chunk_failures = ingest_tasks.extract_entities.fn(chunks, config.ingest, None, False)
+    kept, pruned = ingest_tasks.prune_to_ontology.fn(raw, config.ingest)
+    assert failures == [] and chunk_failures == [] and len(documents) == 9
+    assert pruned.empty and pruned.entities_kept > 20
+    extraction = kept
     names = {e.name for e in extraction.entities}
     assert {"Maria Chen", "Orion Planner", "Vega Perception", "Atlas Controller", "SLAM"} <= names
     assert ingest_tasks.chunk_embedding_text(chunks[1]).startswith(chunks[1].title)

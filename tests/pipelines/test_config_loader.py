@@ -49,8 +49,22 @@ def test_the_extractor_is_a_nested_group_and_triples_need_a_path() -> None:
     assert chosen == TriplesExtractorConfig(path="/data/openie.json")
     with pytest.raises(ConfigError, match=r"ingest\.extractor\.path"):
         load_config(["ingest/extractor=triples"])
-    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: lexical, triples"):
-        load_config(["ingest/extractor=llm"])
+    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: lexical, llm, triples"):
+        load_config(["ingest/extractor=openie"])
+
+
+def test_chunker_ontology_and_resolution_groups_are_validated() -> None:
+    assert load_config(["ingest/chunker=sentence"]).ingest.chunker.kind == "sentence"
+    with pytest.raises(ConfigError, match="overlap"):
+        load_config(["ingest/chunker=fixed", "ingest.chunker.overlap=2000"])
+    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: fixed, sentence, structural"):
+        load_config(["ingest/chunker=paragraph"])
+    ontology = load_config(["ingest/ontology=engineering"]).ingest.ontology
+    assert ("Person", "Component") in ontology.relation_types["WROTE"]
+    with pytest.raises(ConfigError, match="'Robot', which entity_labels does not declare"):
+        load_config(["ingest/ontology=engineering", "ingest.ontology.relation_types.DRIVES=[[Person,Robot]]"])
+    with pytest.raises(ConfigError, match=r"ingest\.resolution\.fuzzy\.merge_treshold"):
+        load_config(["ingest.resolution.fuzzy.merge_treshold=90"])
 
 
 def test_evaluation_settings_are_validated() -> None:

@@ -74,7 +74,8 @@ def failing_store(tmp_path: Path, *, entities_fail: bool, chunks_fail: bool) -> 
     for store, fail in ((entities, entities_fail), (chunks, chunks_fail)):
         if fail:
             store.close()
-    return KnowledgeStore(KuzuGraphStore(tmp_path / "g.kuzu"), chunks, entities)
+    communities = QdrantEdgeVectorStore(tmp_path / "communities", VectorCollection.COMMUNITIES, 384)
+    return KnowledgeStore(KuzuGraphStore(tmp_path / "g.kuzu"), chunks, entities, communities)
 
 
 async def test_a_failing_method_is_recorded_while_the_others_return(
@@ -86,6 +87,7 @@ async def test_a_failing_method_is_recorded_while_the_others_return(
     assert response.trace.failures.keys() == {"entity"}
     assert "StoreError" in response.trace.failures["entity"]
     store.chunks.close()
+    store.communities.close()
     store.graph.close()
 
 
@@ -94,6 +96,7 @@ async def test_all_methods_failing_raises(tmp_path: Path, embedder: SentenceTran
     with pytest.raises(AllRetrievalMethodsFailedError, match="entity: StoreError") as info:
         await SearchEngine(store, embedder, RetrievalSettings()).search("Orion", HYBRID)
     assert set(info.value.failures) == {"entity", "chunk"}
+    store.communities.close()
     store.graph.close()
 
 
@@ -104,6 +107,7 @@ async def test_a_search_that_finds_nothing_returns_an_empty_list(
         KuzuGraphStore(tmp_path / "g.kuzu"),
         QdrantEdgeVectorStore(tmp_path / "c", VectorCollection.CHUNKS, 384),
         QdrantEdgeVectorStore(tmp_path / "e", VectorCollection.ENTITIES, 384),
+        QdrantEdgeVectorStore(tmp_path / "k", VectorCollection.COMMUNITIES, 384),
     )
     with store:
         response = await SearchEngine(store, embedder, RetrievalSettings()).search_with_trace("anything", HYBRID)

@@ -31,12 +31,12 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     first = run_agrag("ingest", str(examples), env=env, cwd=tmp_path)
     first_seconds = time.perf_counter() - started
     assert first.returncode == 0, first.stderr
-    assert "6 files read, 6 new or changed" in first.stdout
+    assert "9 files read, 9 new or changed" in first.stdout
     started = time.perf_counter()
     second = run_agrag("ingest", str(examples), env=env, cwd=tmp_path)
     assert time.perf_counter() - started < first_seconds, "nothing changed, so the second run does less"
     assert second.returncode == 0, second.stderr
-    assert "0 new or changed, 6 unchanged" in second.stdout
+    assert "0 new or changed, 9 unchanged" in second.stdout
     assert first.stdout.split("store now holds")[1] == second.stdout.split("store now holds")[1]
 
     found = run_agrag("search", "Who wrote the Orion Planner?", "--json", env=env, cwd=tmp_path)

@@ -43,7 +43,7 @@ def scripted_llm(script: Script, *, fail_first: int = 0) -> Iterator[ScriptedLLM
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
         def do_POST(self) -> None:

@@ -45,3 +45,15 @@ def test_mass_is_a_distribution_over_the_graph() -> None:
 def test_ranking_of_hops_holds_across_damping(damping: float) -> None:
     mass = PassageGraph(EDGES).personalized_pagerank(["ada"], damping=damping)
     assert sorted(mass, key=mass.__getitem__, reverse=True)[0] == "c1"
+
+
+def test_entities_are_found_by_normalized_name_only_when_in_the_graph() -> None:
+    edges = PassageEdges(
+        mentions=(("c1", "p1"), ("c2", "o1")),
+        about=(),
+        names=(("jordan lee", "p1"), ("jordan lee", "o1"), ("ghost", "g1")),
+    )
+    graph = PassageGraph(edges)
+    assert graph.entities_named("jordan lee") == ["p1", "o1"]
+    assert graph.entities_named("ghost") == []  # no current chunk names it
+    assert graph.entities_named("nobody") == []

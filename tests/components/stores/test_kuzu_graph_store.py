@@ -6,11 +6,14 @@ from pathlib import Path
 import pytest
 
 from agrag.components.data_models.chunk import Chunk, chunk_id_for
+from agrag.components.data_models.community import Community, CommunityReport, Finding, community_id_for
 from agrag.components.data_models.document import Document
+from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.entity import Entity, entity_id_for
 from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.relation import Relation, relation_id_for
-from agrag.components.errors import StoreError, StoreLockedError
+from agrag.components.data_models.resolution import KEPT_APART, MERGED, MergeDecision, ResolutionCandidate
+from agrag.components.errors import MergeNotFoundError, StoreError, StoreLockedError
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 
@@ -79,6 +82,10 @@ def test_schema_holds_documents_chunks_entities_and_their_links(graph: KuzuGraph
         "MENTIONS": 3,
         "ABOUT": 0,
         "RELATED": 1,
+        "MergeLog": 0,
+        "Candidate": 0,
+        "Community": 0,
+        "IN_COMMUNITY": 0,
     }
 
 
@@ -193,3 +200,74 @@ def test_support_lists_chunks_about_an_entity_before_chunks_that_mention_it(grap
     orion = entity_id_for("Orion Planner")
     graph.upsert_about([Mention(chunks[1].id, orion, 1)])
     assert graph.supporting_chunk_ids([orion, "e-missing"]) == {orion: [chunks[1].id, chunks[0].id]}
+
+
+def test_table_chunks_round_trip_with_their_cells(graph: KuzuGraphStore) -> None:
+    doc = Document("d2", "v1", "Owners", "owners.csv")
+    text = "Component,Owner\nOrion Planner,Maria Chen\n"
+    cells = (TableCell(0, 0, 0, 9), TableCell(0, 1, 10, 15), TableCell(1, 0, 16, 29), TableCell(1, 1, 30, 40))
+    table = Chunk(
+        chunk_id_for("d2", "v1", 0), "d2", "v1", text.strip(), ("Owners",), 0, 0, 40, None, "Owners", "table", cells
+    )
+    graph.write_chunks([doc], [table])
+    (stored,) = graph.get_chunks([table.id])
+    assert stored == table
+    assert [text[c.start : c.end] for c in stored.cells] == ["Component", "Owner", "Orion Planner", "Maria Chen"]
+
+
+def test_a_merge_points_the_member_at_the_resolved_entity_and_an_undo_restores_it(graph: KuzuGraphStore) -> None:
+    chunks = write_example(graph)
+    maria = entity_id_for("Maria Chen")
+    typo = Entity(entity_id_for("Maria Chenn"), "Maria Chenn", "Name")
+    graph.upsert_entities([typo])
+    graph.upsert_mentions([Mention(chunks[1].id, typo.id, 1)])
+    decision = MergeDecision(typo.id, maria, MERGED, "fuzzy", 95.0, "names 95% alike")
+    graph.apply_resolution([decision], [], run_id="run1")
+    assert [e.id for e in graph.canonical_entities()] == sorted([maria, entity_id_for("Orion Planner")])
+    assert graph.supporting_chunk_ids([maria])[maria] == [chunks[0].id, chunks[1].id]
+    assert (chunks[1].id, maria) in graph.passage_edges().mentions
+    (entry,) = graph.merge_log()
+    assert (entry.member_name, entry.resolved_name, entry.rule, entry.undone) == (
+        "Maria Chenn",
+        "Maria Chen",
+        "fuzzy",
+        False,
+    )
+
+    (undone,) = graph.undo_merge(typo.id)
+    assert undone.undone
+    assert graph.supporting_chunk_ids([maria])[maria] == [chunks[0].id]
+    assert graph.supporting_chunk_ids([typo.id])[typo.id] == [chunks[1].id]
+    assert typo.id in {e.id for e in graph.canonical_entities()}
+    with pytest.raises(MergeNotFoundError, match="agrag merges list"):
+        graph.undo_merge(typo.id)
+
+
+def test_kept_apart_decisions_and_candidates_are_stored(graph: KuzuGraphStore) -> None:
+    write_example(graph)
+    maria = entity_id_for("Maria Chen")
+    orion = entity_id_for("Orion Planner")
+    kept = MergeDecision(orion, maria, KEPT_APART, "homonym", 1.0, "labels differ")
+    near = ResolutionCandidate(maria, orion, "Maria Chen", "Orion Planner", 86.0, "fuzzy")
+    graph.apply_resolution([kept], [near, near], run_id="run1")
+    assert [e.decision for e in graph.merge_log()] == [KEPT_APART]
+    assert graph.candidates() == [near]
+    assert len(graph.canonical_entities()) == 2
+
+
+def test_communities_replace_the_previous_hierarchy(graph: KuzuGraphStore) -> None:
+    write_example(graph)
+    maria, orion = entity_id_for("Maria Chen"), entity_id_for("Orion Planner")
+    ids, edges = graph.entity_graph()
+    assert ids == sorted([maria, orion])
+    assert edges == [(maria, orion, 1.0)]
+    report = CommunityReport("Maria Chen and Orion Planner", "Maria Chen wrote it.", 4.0, (Finding("a", "b"),))
+    top = Community(community_id_for(0, (maria, orion)), 0, tuple(sorted((maria, orion))), None, report)
+    graph.replace_communities([top])
+    graph.replace_communities([top])
+    assert graph.communities() == [top]
+    assert graph.counts()["IN_COMMUNITY"] == 2
+    entities, relations, chunks, mentions = graph.community_inputs([maria, orion])
+    assert {e.id for e in entities} == {maria, orion}
+    assert len(relations) == 1
+    assert {c.id for c in chunks} == {c for c, _ in mentions}

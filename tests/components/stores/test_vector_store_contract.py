@@ -161,3 +161,10 @@ def test_similarities_score_only_the_given_ids_that_pass_the_filter(store: Vecto
     only_c = store.similarities([1.0, 0.0, 0.0, 0.0], ["orion", "beacon"], PayloadFilter((("doc", "c"),)))
     assert set(only_c) == {"beacon"}
     assert store.similarities([1.0, 0.0, 0.0, 0.0], []) == {}
+
+
+def test_delete_removes_points_and_ignores_unknown_ids(store: VectorStore) -> None:
+    store.delete(["vega", "never-stored"])
+    assert store.existing_ids(["orion", "vega", "atlas"]) == {"orion", "atlas"}
+    assert store.count() == len(POINTS) - 1
+    assert "vega" not in {h.id for h in store.query([0.0, 1.0, 0.0, 0.0], "Vega Perception", 10)}

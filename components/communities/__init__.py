@@ -1,0 +1,1 @@
+"""Communities: hierarchical clusters of the entity graph."""

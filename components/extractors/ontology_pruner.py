@@ -1,0 +1,129 @@
+"""``OntologyPruner``: keeps the entities and relations an ontology declares, and reports what it dropped."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from haystack import component
+
+from agrag.components.data_models.extraction import Extraction
+from agrag.components.data_models.ontology import (
+    DroppedLabel,
+    Ontology,
+    PrunedReport,
+    UndeclaredPattern,
+)
+from agrag.components.data_models.relation import Relation
+
+WILDCARD = "*"
+
+
+@dataclass
+class _Tally:
+    """Distinct ids per group, with the first example of each group."""
+
+    counts: Counter[Any] = field(default_factory=Counter)
+    examples: dict[Any, str] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+
+    def add(self, key: Any, item_id: str, example: str) -> None:
+        if item_id in self.seen:
+            return
+        self.seen.add(item_id)
+        self.counts[key] += 1
+        self.examples.setdefault(key, example)
+
+    def ranked(self) -> list[tuple[Any, int, str]]:
+        """Groups by count, largest first (ties by key, so reports are stable)."""
+        rows = sorted(self.counts.items(), key=lambda row: (-row[1], row[0]))
+        return [(key, count, self.examples[key]) for key, count in rows]
+
+
+@component
+class OntologyPruner:
+    """Drops what extraction found that the ontology does not declare, and says what it dropped.
+
+    Entities whose label is not declared are dropped, with their mentions and *about* links, unless the ontology
+    declares no labels or the label is an untyped one (``Name``, ``Acronym``, ``Topic``, ``Entity``: the extractor
+    could not type the name). A relation is dropped when its (type, source label, target label) matches no declared
+    pattern (``*`` matches any label; an untyped endpoint matches only ``*``; no declared relations allow all), or
+    when its source or target is not a kept entity (an endpoint the extractor never listed, or one dropped for its
+    label). Counts in the report are of distinct ids; each row has one example, rows are sorted by count.
+
+    Usage:
+        ```python
+        out = OntologyPruner(ontology).run(extraction=extraction)
+        extraction, report = out["extraction"], out["pruned"]
+        ```
+    """
+
+    def __init__(self, ontology: Ontology) -> None:
+        self.ontology = ontology
+
+    @component.output_types(extraction=Extraction, pruned=PrunedReport)
+    def run(self, extraction: Extraction) -> dict[str, Any]:
+        """Prune one extraction batch to the ontology."""
+        names: dict[str, str] = dict(extraction.unlisted)
+        labels: dict[str, str] = {}
+        for entity in extraction.entities:
+            names.setdefault(entity.id, entity.name)
+            labels.setdefault(entity.id, entity.label)
+        entities = tuple(e for e in extraction.entities if self._label_allowed(e.label))
+        kept = {e.id for e in entities}
+        dropped = _Tally()
+        for entity in extraction.entities:
+            if entity.id not in kept:
+                dropped.add(entity.label, entity.id, entity.name)
+        relations: list[Relation] = []
+        patterns = _Tally()
+        unknown = _Tally()
+        for rel in extraction.relations:
+            example = (
+                f"{names.get(rel.source_id, rel.source_id)} -{rel.type}-> {names.get(rel.target_id, rel.target_id)}"
+            )
+            if rel.source_id not in labels or rel.target_id not in labels:
+                unknown.add(0, rel.id, example)
+            elif not self._pattern_allowed(rel.type, labels[rel.source_id], labels[rel.target_id]):
+                patterns.add((rel.type, labels[rel.source_id], labels[rel.target_id]), rel.id, example)
+            elif rel.source_id not in kept or rel.target_id not in kept:
+                unknown.add(0, rel.id, example)
+            else:
+                relations.append(rel)
+        pruned = Extraction(
+            entities,
+            tuple(m for m in extraction.mentions if m.entity_id in kept),
+            tuple(relations),
+            tuple(m for m in extraction.about if m.entity_id in kept),
+        )
+        report = PrunedReport(
+            entities_kept=len(kept),
+            entities_dropped=len(dropped.seen),
+            relations_kept=len({r.id for r in relations}),
+            relations_dropped=len(patterns.seen) + len(unknown.seen),
+            dropped_labels=tuple(DroppedLabel(label, n, ex) for label, n, ex in dropped.ranked()),
+            undeclared_patterns=tuple(UndeclaredPattern(t, s, d, n, ex) for (t, s, d), n, ex in patterns.ranked()),
+            unknown_endpoints=len(unknown.seen),
+            unknown_endpoint_example=next(iter(unknown.examples.values()), ""),
+        )
+        return {"extraction": pruned, "pruned": report}
+
+    def _untyped(self, label: str) -> bool:
+        return not label or label in self.ontology.untyped_labels
+
+    def _label_allowed(self, label: str) -> bool:
+        return not self.ontology.entity_labels or self._untyped(label) or label in self.ontology.entity_labels
+
+    def _side_matches(self, declared: str, label: str) -> bool:
+        return declared == WILDCARD or (declared == label and not self._untyped(label))
+
+    def _pattern_allowed(self, rel_type: str, source_label: str, target_label: str) -> bool:
+        if not self.ontology.relations:
+            return True
+        return any(
+            p.type == rel_type
+            and self._side_matches(p.source, source_label)
+            and self._side_matches(p.target, target_label)
+            for p in self.ontology.relations
+        )

@@ -1,0 +1,1 @@
+"""Reporters: write what each community of the entity graph is about."""
