@@ -124,6 +124,21 @@ def _spans(sentence: str) -> Iterator[_Span]:
         run = [(token, start, end)] if token and _is_capitalized(token) else []
 
 
+def _drop_opener(span: _Span, seen_inside: set[str], inside_words: set[str]) -> _Span:
+    """``Check Beacon Telemetry`` opening a sentence is ``Beacon Telemetry``.
+
+    A span that opens a clause loses its first word when the rest is a name the batch uses in mid-sentence, the
+    whole span never appears in mid-sentence, and the first word is never capitalized in mid-sentence either.
+    ``Controller Area Network`` keeps its first word, since ``Area Network`` is no name of its own.
+    """
+    first, _, rest = span.name.partition(" ")
+    if not span.at_start or not rest or span.name in seen_inside or first in inside_words:
+        return span
+    if rest not in seen_inside:
+        return span
+    return _Span(rest, acronym=" " not in rest and bool(_ACRONYM.match(rest)), at_start=False)
+
+
 @component
 class LexicalEntityExtractor:
     """Extracts entities and relations with rules: proper-noun spans, acronyms, and sentence co-occurrence.
@@ -133,7 +148,7 @@ class LexicalEntityExtractor:
     of a sentence somewhere in the batch, so ordinary sentence openers do not become entities. Two entities in one
     sentence (or one table row) give a ``RELATED_TO`` relation that keeps the chunk supporting it. Every chunk is
     *about* its document's title (a ``Topic`` entity; see ``title_names``). Output is not yet merged:
-    ``ExactNameResolver`` merges it by normalized name.
+    ``EntityResolver`` merges it.
 
     Usage:
         ```python
@@ -151,6 +166,11 @@ class LexicalEntityExtractor:
         seen_inside = {
             span.name for _, sentences in parsed for _, spans in sentences for span in spans if not span.at_start
         }
+        inside_words = {word for name in seen_inside for word in name.split()}
+        parsed = [
+            (chunk, [(s, [_drop_opener(span, seen_inside, inside_words) for span in spans]) for s, spans in sentences])
+            for chunk, sentences in parsed
+        ]
         entities: list[Entity] = []
         mentions: list[Mention] = []
         relations: list[Relation] = []

@@ -6,145 +6,33 @@ import itertools
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from haystack import component
-from rapidfuzz import fuzz
 
-from agrag.components.data_models.entity import Entity, is_typed, normalize_name
+from agrag.components.data_models.entity import Entity, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation
-from agrag.components.data_models.resolution import KEPT_APART, MERGED, MergeDecision, Resolution, ResolutionCandidate
+from agrag.components.data_models.resolution import KEPT_APART, MergeDecision, Resolution
 from agrag.components.errors import ConfigError, LLMError
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
+from agrag.components.resolvers.merge_groups import MergeGroups, Node, Pair, ordered, pair_order
+from agrag.components.resolvers.name_matching import (
+    acronym_expansions,
+    blocked_pairs,
+    labels_compatible,
+    name_similarity,
+    number_words,
+)
 
 Embed = Callable[[list[str]], list[list[float]]]
 
 MAX_DESCRIPTION = 500
 # The offline extractor's labels: its description is the first sentence naming the entity, so the first one wins.
 _SENTENCE_LABELS = frozenset({"Name", "Acronym", "Topic"})
-_MIN_BLOCK_TOKEN = 3  # shorter words ("of", "ai") would compare unrelated names
-_MAX_BLOCK = 50  # a word shared by more entities than this ("system") says nothing about sameness
-_STOPWORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "the", "to"})
-_RATIO_RULES = frozenset({"fuzzy", "acronym"})  # scored 0-100; the other rules score 0-1
 _LLM_SYSTEM = (
     "You decide whether two entity records of a knowledge graph name the same real-world thing. Answer with one "
     'JSON object only: {"same": true or false, "reason": "one short sentence"}.'
 )
-
-
-@dataclass(frozen=True, slots=True)
-class _Node:
-    entity: Entity
-    key: str  # the normalized name
-    known: bool  # already stored (and canonical)
-    mentions: int
-
-    @property
-    def id(self) -> str:
-        return self.entity.id
-
-    @property
-    def typed(self) -> bool:
-        return is_typed(self.entity.label)
-
-    @property
-    def rank(self) -> tuple[bool, bool, int, int]:
-        # The better target: stored, then typed (it says more), then most mentioned, then the longer name.
-        return (self.known, self.typed, self.mentions, len(self.entity.name))
-
-    @property
-    def shown(self) -> str:
-        return f"'{self.entity.name}' ({self.entity.label or 'no label'})"
-
-    def text(self) -> str:
-        head = f"{self.entity.name} ({self.entity.label})" if self.entity.label else self.entity.name
-        return f"{head}: {self.entity.description}" if self.entity.description else head
-
-
-def _ordered(a: _Node, b: _Node) -> tuple[_Node, _Node]:
-    """Return ``(member, target)``: the target has the better rank; on a tie, the smaller id."""
-    if a.rank != b.rank:
-        return (b, a) if a.rank > b.rank else (a, b)
-    return (b, a) if a.id < b.id else (a, b)
-
-
-@dataclass(frozen=True, slots=True)
-class _Pair:
-    member: _Node
-    target: _Node
-    rule: str
-    score: float
-    reason: str = ""
-
-    @property
-    def ids(self) -> tuple[str, str]:
-        return (self.member.id, self.target.id)
-
-    def candidate(self) -> ResolutionCandidate:
-        return ResolutionCandidate(
-            self.member.id, self.target.id, self.member.entity.name, self.target.entity.name, self.score, self.rule
-        )
-
-
-def _order(pair: _Pair) -> tuple[float, str, str]:
-    """Strongest first (ratios scaled to 0-1), then by ids."""
-    strength = pair.score / 100 if pair.rule in _RATIO_RULES else pair.score
-    return (-strength, *pair.ids)
-
-
-class _Components:
-    """Union-find over entity ids; each root is the best-ranked entity of its component."""
-
-    def __init__(self, nodes: dict[str, _Node]) -> None:
-        self._nodes = nodes
-        self._parent = {i: i for i in nodes}
-        self._members = {i: [i] for i in nodes}
-        self._labels = {i: frozenset({n.entity.label.casefold()} if n.typed else ()) for i, n in nodes.items()}
-        self._apart: dict[str, set[str]] = defaultdict(set)
-        self._joins: list[tuple[str, str, _Pair]] = []  # (the root that lost, the pair's entity it joined by, pair)
-
-    def find(self, i: str) -> str:
-        while self._parent[i] != i:
-            self._parent[i] = i = self._parent[self._parent[i]]
-        return i
-
-    def same(self, pair: _Pair) -> bool:
-        return self.find(pair.member.id) == self.find(pair.target.id)
-
-    def keep_apart(self, pair: _Pair) -> None:
-        self._apart[self.find(pair.member.id)].add(pair.target.id)
-        self._apart[self.find(pair.target.id)].add(pair.member.id)
-
-    def join(self, pair: _Pair, *, ignore_labels: bool = False) -> str | None:
-        """Join the components of the pair; return why not, or None when joined (or already one)."""
-        ra, rb = self.find(pair.member.id), self.find(pair.target.id)
-        if ra == rb:
-            return None
-        if self._nodes[ra].known and self._nodes[rb].known:
-            return "both sides are stored entities already"
-        if not ignore_labels and self._labels[ra] and self._labels[rb] and self._labels[ra] != self._labels[rb]:
-            return "that would join entities of different labels"
-        if self._apart[ra].intersection(self._members[rb]) or self._apart[rb].intersection(self._members[ra]):
-            return "that would join entities kept apart"
-        loser, winner = _ordered(self._nodes[ra], self._nodes[rb])
-        self._parent[loser.id] = winner.id
-        self._members[winner.id] += self._members.pop(loser.id)
-        self._labels[winner.id] |= self._labels[loser.id]
-        self._apart[winner.id] |= self._apart.pop(loser.id, set())
-        via = pair.member.id if loser.id == ra else pair.target.id
-        self._joins.append((loser.id, via, pair))
-        return None
-
-    def decisions(self) -> list[MergeDecision]:
-        """One merge per entity that is no root any more, pointing at its final root."""
-        decisions = []
-        for loser, via, pair in self._joins:
-            reason = pair.reason
-            if loser != via:
-                reason += f"; '{self._nodes[loser].entity.name}' joins with '{self._nodes[via].entity.name}'"
-            decisions.append(MergeDecision(loser, self.find(loser), MERGED, pair.rule, pair.score, reason))
-        return decisions
 
 
 @component
@@ -221,43 +109,37 @@ class EntityResolver:
         """
         merged = _exact_merge(extraction)
         nodes = _nodes(merged, known or [])
-        components = _Components(nodes)
-        homonyms, candidates = _fold_labels(nodes, components)
-        near = self._fuzzy(list(nodes.values()), components, candidates) if self.fuzzy_enabled else []
-        near = [pair for pair in near if not components.same(pair)]
+        groups = MergeGroups(nodes)
+        homonyms, candidates = _fold_labels(nodes, groups)
+        near = self._fuzzy(list(nodes.values()), groups, candidates) if self.fuzzy_enabled else []
+        near = [pair for pair in near if not groups.same(pair)]
         if self.embed is not None and near:
-            near = self._embedding(self.embed, near, components, candidates)
-        kept_apart = self._llm(near, homonyms, components, candidates)
-        return {
-            "resolution": Resolution(
-                merged, (*components.decisions(), *kept_apart), _final_candidates(candidates, components)
-            )
-        }
+            near = self._embedding(self.embed, near, groups, candidates)
+        kept_apart = self._llm(near, homonyms, groups, candidates)
+        return {"resolution": Resolution(merged, (*groups.decisions(), *kept_apart), groups.candidates(candidates))}
 
-    def _fuzzy(self, nodes: list[_Node], components: _Components, candidates: list[_Pair]) -> list[_Pair]:
+    def _fuzzy(self, nodes: list[Node], groups: MergeGroups, candidates: list[Pair]) -> list[Pair]:
         """Merge close spellings and acronyms; return the near misses."""
         merges, near = _acronyms(nodes, candidates), []
-        for a, b in _blocked_pairs(nodes):
-            score = max(fuzz.token_sort_ratio(a.key, b.key), fuzz.ratio(a.key, b.key))
+        for a, b in blocked_pairs(nodes):
+            score = name_similarity(a.key, b.key)
             if score < self.fuzzy_candidate_threshold:
                 continue
-            member, target = _ordered(a, b)
+            member, target = ordered(a, b)
             reason = f"{member.shown} and {target.shown} are spelled alike (ratio {score:.1f})"
-            pair = _Pair(member, target, "fuzzy", score, reason)
-            if not _compatible(a, b) or _numbers(a.key) != _numbers(b.key):
+            pair = Pair(member, target, "fuzzy", score, reason)
+            if not labels_compatible(a.label, b.label) or number_words(a.key) != number_words(b.key):
                 candidates.append(pair)  # different typed labels or different numbers never merge by spelling
             elif score >= self.fuzzy_merge_threshold:
                 merges.append(pair)
             else:
                 near.append(pair)
-        for pair in sorted(merges, key=_order):
-            if components.join(pair) is not None:
+        for pair in sorted(merges, key=pair_order):
+            if groups.join(pair) is not None:
                 candidates.append(pair)
         return near
 
-    def _embedding(
-        self, embed: Embed, near: list[_Pair], components: _Components, candidates: list[_Pair]
-    ) -> list[_Pair]:
+    def _embedding(self, embed: Embed, near: list[Pair], groups: MergeGroups, candidates: list[Pair]) -> list[Pair]:
         """Merge the near misses whose embeddings agree; return the others."""
         by_id = {node.id: node for pair in near for node in (pair.member, pair.target)}
         ids = sorted(by_id)
@@ -270,22 +152,22 @@ class EntityResolver:
                 remaining.append(pair)
                 continue
             reason = f"{pair.reason} and their descriptions embed alike (cosine {cosine:.3f})"
-            if components.join(_Pair(pair.member, pair.target, "embedding", cosine, reason)) is not None:
+            if groups.join(Pair(pair.member, pair.target, "embedding", cosine, reason)) is not None:
                 candidates.append(pair)
-        return sorted(remaining, key=_order)
+        return sorted(remaining, key=pair_order)
 
     def _llm(
-        self, near: list[_Pair], homonyms: list[_Pair], components: _Components, candidates: list[_Pair]
+        self, near: list[Pair], homonyms: list[Pair], groups: MergeGroups, candidates: list[Pair]
     ) -> list[MergeDecision]:
         """Ask the LLM about the strongest pairs; return the homonyms' ``kept_apart`` decisions."""
-        asked: list[_Pair] = []
+        asked: list[Pair] = []
         answers: dict[tuple[str, str], tuple[bool | None, str]] = {}
         if self.llm is not None:
-            asked = sorted([*homonyms, *near], key=_order)[: self.llm_max_pairs]
+            asked = sorted([*homonyms, *near], key=pair_order)[: self.llm_max_pairs]
             answers = {pair.ids: _ask(self.llm, pair) for pair in asked}
         for pair in homonyms:
             if answers.get(pair.ids, (None, ""))[0] is not True:
-                components.keep_apart(pair)
+                groups.keep_apart(pair)
         notes: dict[tuple[str, str], str] = {}
         for pair in asked:
             same, why = answers[pair.ids]
@@ -295,19 +177,19 @@ class EntityResolver:
                 notes[pair.ids] = f"; the LLM says no: {why}"
             else:
                 shown = f"{pair.member.shown} and {pair.target.shown}"
-                merge = _Pair(pair.member, pair.target, "llm", 1.0, f"the LLM says {shown} are the same: {why}")
-                if refused := components.join(merge, ignore_labels=pair.rule == "homonym"):
+                merge = Pair(pair.member, pair.target, "llm", 1.0, f"the LLM says {shown} are the same: {why}")
+                if refused := groups.join(merge, ignore_labels=pair.rule == "homonym"):
                     notes[pair.ids] = f"; the LLM says they are the same ({why}), but {refused}"
-        candidates.extend(pair for pair in near if not components.same(pair))
+        candidates.extend(pair for pair in near if not groups.same(pair))
         unasked = f"; not asked (the LLM budget of {self.llm_max_pairs} pairs was spent)" if self.llm else ""
         return [
             MergeDecision(*pair.ids, KEPT_APART, pair.rule, pair.score, pair.reason + notes.get(pair.ids, unasked))
             for pair in homonyms
-            if not components.same(pair)
+            if not groups.same(pair)
         ]
 
 
-def _ask(llm: OpenAIChatClient, pair: _Pair) -> tuple[bool | None, str]:
+def _ask(llm: OpenAIChatClient, pair: Pair) -> tuple[bool | None, str]:
     """The LLM's yes/no on one pair, and its reason; ``None`` when the answer is not the JSON asked for."""
     records = "\n".join(
         f"{side}: name: {node.entity.name}; type: {node.entity.label or 'unknown'}; "
@@ -361,125 +243,66 @@ def _exact_merge(extraction: Extraction) -> Extraction:
     )
 
 
-def _nodes(extraction: Extraction, known: Iterable[Entity]) -> dict[str, _Node]:
+def _nodes(extraction: Extraction, known: Iterable[Entity]) -> dict[str, Node]:
     mentions: Counter[str] = Counter()
     for mention in extraction.mentions:
         mentions[mention.entity_id] += mention.count
-    nodes: dict[str, _Node] = {}
+    nodes: dict[str, Node] = {}
     for entity in known:
-        nodes.setdefault(entity.id, _Node(entity, normalize_name(entity.name), True, mentions[entity.id]))
+        nodes.setdefault(entity.id, Node(entity, normalize_name(entity.name), True, mentions[entity.id]))
     for entity in extraction.entities:
-        nodes.setdefault(entity.id, _Node(entity, normalize_name(entity.name), False, mentions[entity.id]))
+        nodes.setdefault(entity.id, Node(entity, normalize_name(entity.name), False, mentions[entity.id]))
     return dict(sorted(nodes.items()))
 
 
-def _fold_labels(nodes: dict[str, _Node], components: _Components) -> tuple[list[_Pair], list[_Pair]]:
+def _fold_labels(nodes: dict[str, Node], groups: MergeGroups) -> tuple[list[Pair], list[Pair]]:
     """Fold untyped entities into the only typed one of their name; return the homonym pairs and candidates."""
-    groups: dict[str, list[_Node]] = defaultdict(list)
+    by_name: dict[str, list[Node]] = defaultdict(list)
     for node in nodes.values():
         if node.key:
-            groups[node.key].append(node)
+            by_name[node.key].append(node)
     homonyms, candidates = [], []
-    for key in sorted(groups):
-        typed = [node for node in groups[key] if node.typed]
-        untyped = [node for node in groups[key] if not node.typed]
+    for key in sorted(by_name):
+        typed = [node for node in by_name[key] if node.typed]
+        untyped = [node for node in by_name[key] if not node.typed]
         for a, b in itertools.chain(itertools.product(untyped, typed), itertools.combinations(typed, 2)):
             if a.known and b.known:
                 continue  # both stored: decided when the second was stored
-            member, target = _ordered(a, b)
+            member, target = ordered(a, b)
             if len(typed) == 1:
-                pair = _Pair(member, target, "label", 1.0, _fold_reason(member, target))
-                if components.join(pair) is not None:
+                pair = Pair(member, target, "label", 1.0, _fold_reason(member, target))
+                if groups.join(pair) is not None:
                     candidates.append(pair)
             elif a.typed:
                 la, lb = sorted((a.entity.label, b.entity.label))
                 reason = f"same name '{target.entity.name}' but different labels {la} and {lb}: kept as two entities"
-                homonyms.append(_Pair(member, target, "homonym", 1.0, reason))
+                homonyms.append(Pair(member, target, "homonym", 1.0, reason))
             else:
-                candidates.append(_Pair(member, target, "label", 1.0))  # which of the typed ones is it?
+                candidates.append(Pair(member, target, "label", 1.0))  # which of the typed ones is it?
     return homonyms, candidates
 
 
-def _fold_reason(member: _Node, target: _Node) -> str:
+def _fold_reason(member: Node, target: Node) -> str:
     name, label = target.entity.name, target.entity.label
     if target.typed:
         return f"same name '{name}'; the untyped {member.shown} folds into the only typed entity ({label})"
     return f"same name '{name}'; the only typed entity ({member.entity.label}) folds into the stored {target.shown}"
 
 
-def _blocked_pairs(nodes: list[_Node]) -> list[tuple[_Node, _Node]]:
-    """Pairs of differently named entities that share a word (not both stored), in id order."""
-    blocks: dict[str, list[_Node]] = defaultdict(list)
-    for node in nodes:
-        for token in sorted(set(node.key.split())):
-            if len(token) >= _MIN_BLOCK_TOKEN:
-                blocks[token].append(node)
-    pairs: dict[tuple[str, str], tuple[_Node, _Node]] = {}
-    for block in blocks.values():
-        if len(block) <= _MAX_BLOCK:
-            for a, b in itertools.combinations(block, 2):
-                if a.key != b.key and not (a.known and b.known):
-                    pairs[(a.id, b.id)] = (a, b)
-    return [pairs[ids] for ids in sorted(pairs)]
-
-
-def _acronyms(nodes: list[_Node], candidates: list[_Pair]) -> list[_Pair]:
+def _acronyms(nodes: list[Node], candidates: list[Pair]) -> list[Pair]:
     """Pairs of an acronym and a name with its initials: the merges, when the name is the only one."""
-    expansions: dict[str, list[_Node]] = defaultdict(list)
-    for node in nodes:
-        for initials in _initials(node.key):
-            expansions[initials].append(node)
-    merges: list[_Pair] = []
-    for node in nodes:
-        if not _looks_like_acronym(node):
-            continue
-        found = [other for other in expansions.get(node.key, []) if other.id != node.id]
+    merges: list[Pair] = []
+    for node, found in acronym_expansions(nodes):
         for other in found:
             if node.known and other.known:
                 continue
-            member, target = _ordered(node, other)
+            member, target = ordered(node, other)
             reason = f"'{node.entity.name}' is the initials of '{other.entity.name}'"
-            pair = _Pair(member, target, "acronym", 100.0, reason)
-            (merges if len(found) == 1 and _compatible(node, other) else candidates).append(pair)
+            pair = Pair(member, target, "acronym", 100.0, reason)
+            (merges if len(found) == 1 and labels_compatible(node.label, other.label) else candidates).append(pair)
     return merges
-
-
-def _initials(key: str) -> set[str]:
-    tokens = key.split()
-    if len(tokens) < 2:
-        return set()
-    variants = {"".join(t[0] for t in tokens), "".join(t[0] for t in tokens if t not in _STOPWORDS)}
-    return {v for v in variants if len(v) >= 2}
-
-
-def _looks_like_acronym(node: _Node) -> bool:
-    name = node.entity.name
-    short = 2 <= len(node.key) <= 10 and " " not in node.key
-    return short and (node.entity.label == "Acronym" or sum(c.isupper() for c in name) >= 2)
-
-
-def _compatible(a: _Node, b: _Node) -> bool:
-    """Equal labels, or at least one untyped."""
-    return not a.typed or not b.typed or a.entity.label.casefold() == b.entity.label.casefold()
-
-
-def _numbers(key: str) -> list[str]:
-    """The words with digits: "Line 4" and "Line 5" are two lines however alike they are spelled."""
-    return sorted(token for token in key.split() if any(c.isdigit() for c in token))
 
 
 def _cosine(u: list[float], v: list[float]) -> float:
     norm = math.sqrt(sum(x * x for x in u)) * math.sqrt(sum(y * y for y in v))
     return sum(x * y for x, y in zip(u, v, strict=True)) / norm if norm else 0.0
-
-
-def _final_candidates(pairs: list[_Pair], components: _Components) -> tuple[ResolutionCandidate, ...]:
-    """The near misses that did not end up in one group, each pair once, strongest first."""
-    seen: set[frozenset[str]] = set()
-    out = []
-    for pair in sorted(pairs, key=_order):
-        key = frozenset(pair.ids)
-        if key not in seen and not components.same(pair):
-            seen.add(key)
-            out.append(pair.candidate())
-    return tuple(out)

@@ -62,7 +62,7 @@ def test_chunker_ontology_and_resolution_groups_are_validated() -> None:
     ontology = load_config(["ingest/ontology=engineering"]).ingest.ontology
     assert ("Person", "Component") in ontology.relation_types["WROTE"]
     with pytest.raises(ConfigError, match="'Robot', which entity_labels does not declare"):
-        load_config(["ingest/ontology=engineering", "ingest.ontology.relation_types.DRIVES=[[Person,Robot]]"])
+        load_config(["ingest/ontology=engineering", "+ingest.ontology.relation_types.DRIVES=[[Person,Robot]]"])
     with pytest.raises(ConfigError, match=r"ingest\.resolution\.fuzzy\.merge_treshold"):
         load_config(["ingest.resolution.fuzzy.merge_treshold=90"])
 

@@ -81,3 +81,15 @@ def test_sentence_long_titles_and_function_words_give_no_topic() -> None:
     assert title_names("The") == []
     assert title_names("1998") == []
     assert title_names("Orion Planner") == ["Orion Planner"]
+
+
+def test_a_common_word_opening_a_sentence_is_not_part_of_the_name() -> None:
+    text = (
+        "Check Beacon Telemetry for a spike. Alerts come from Beacon Telemetry. Tomas Eriksen owns the map. "
+        "CAN: Controller Area Network, the bus."
+    )
+    chunk = Chunk("d.v.0", "d", "v", text, ("Runbook",), 0, 0, len(text), None, "Runbook")
+    names = {e.name for e in LexicalEntityExtractor().run(chunks=[chunk])["extraction"].entities}
+    assert "Beacon Telemetry" in names and "Check Beacon Telemetry" not in names
+    assert "Tomas Eriksen" in names, "a span whose rest is no name of its own stays whole"
+    assert "Controller Area Network" in names

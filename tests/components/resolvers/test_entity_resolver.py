@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from agrag.components.data_models.entity import Entity, entity_id_for
+from agrag.components.data_models.entity import Entity, entity_id_for, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import KEPT_APART, MERGED, Resolution
@@ -56,6 +56,39 @@ def test_exact_spellings_merge_without_a_log_line() -> None:
     assert resolution.extraction.mentions == (Mention("c1", first.id, 3),)
     assert resolution.extraction.relations[0].chunk_ids == ("c1", "c2")
     assert resolution.decisions == () and resolution.candidates == ()
+
+
+def test_normalized_names_ignore_case_accents_punctuation_and_articles() -> None:
+    assert normalize_name("The Orion-Planner") == normalize_name("orion planner")
+    assert normalize_name("Tomás Eriksen") == normalize_name("Tomas Eriksen")
+    assert entity_id_for("Orion Planner") == entity_id_for("the orion planner")
+
+
+def test_exact_merge_keeps_the_commonest_spelling_and_sums_mentions_relations_and_about() -> None:
+    eid, other = entity_id_for("Orion Planner"), entity_id_for("Maria Chen")
+    extraction = Extraction(
+        entities=(
+            Entity(eid, "orion planner", "Name", "first"),
+            Entity(eid, "Orion Planner", "Name", "the second, longer description"),
+            Entity(eid, "Orion Planner", "Name", "third"),
+            Entity(other, "Maria Chen", "Name", "m"),
+        ),
+        mentions=(Mention("c1", eid, 1), Mention("c1", eid, 2), Mention("c2", eid, 1)),
+        relations=(
+            Relation("r1", other, eid, "RELATED_TO", ("c1",), "s1"),
+            Relation("r1", other, eid, "RELATED_TO", ("c2",), "s2"),
+        ),
+        about=(Mention("c1", eid, 1), Mention("c1", eid, 1), Mention("c2", eid, 1)),
+    )
+    merged = resolve(extraction).extraction
+    orion = next(e for e in merged.entities if e.id == eid)
+    # A sentence extractor's label keeps the first description, not the longest.
+    assert (orion.name, orion.description) == ("Orion Planner", "first")
+    assert len(merged.entities) == 2
+    assert sorted((m.chunk_id, m.count) for m in merged.mentions) == [("c1", 3), ("c2", 1)]
+    (relation,) = merged.relations
+    assert (relation.chunk_ids, relation.description) == (("c1", "c2"), "s1")
+    assert merged.about == (Mention("c1", eid, 1), Mention("c2", eid, 1))
 
 
 def test_same_name_different_labels_stay_two_with_a_kept_apart_line() -> None:
