@@ -98,7 +98,7 @@ class StructuralChunkerConfig(StrictModel):
     """Cut at headings: each section a parent chunk, its paragraphs small child chunks; tables by rows."""
 
     kind: Literal["structural"] = "structural"
-    max_chars: int = Field(1000, ge=100, description="Child chunks are cut at paragraph breaks to at most this.")
+    max_chars: int = Field(1500, ge=100, description="Child chunks are cut at paragraph breaks to at most this.")
     section_max_chars: int = Field(
         6000, ge=200, description="A section longer than this gets several parent chunks, each of at most this."
     )

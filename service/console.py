@@ -190,8 +190,8 @@ def merge_log_table(entries: list[MergeLogEntry]) -> Table:
         table.add_row(
             e.id,
             decision,
-            f"{escape(e.member_name)} [{e.member_id}]",
-            f"{escape(e.resolved_name)} [{e.resolved_id}]",
+            escape(f"{e.member_name} [{e.member_id}]"),
+            escape(f"{e.resolved_name} [{e.resolved_id}]"),
             e.rule,
             f"{e.score:.2f}",
             escape(e.reason),

@@ -124,17 +124,21 @@ def _spans(sentence: str) -> Iterator[_Span]:
         run = [(token, start, end)] if token and _is_capitalized(token) else []
 
 
-def _drop_opener(span: _Span, seen_inside: set[str], inside_words: set[str]) -> _Span:
+_LOWERCASE_WORD = re.compile(r"\b[a-z][a-z]+\b")
+
+
+def _drop_opener(span: _Span, seen_inside: set[str], inside_words: set[str], lowercase: set[str]) -> _Span:
     """``Check Beacon Telemetry`` opening a sentence is ``Beacon Telemetry``.
 
     A span that opens a clause loses its first word when the rest is a name the batch uses in mid-sentence, the
-    whole span never appears in mid-sentence, and the first word is never capitalized in mid-sentence either.
-    ``Controller Area Network`` keeps its first word, since ``Area Network`` is no name of its own.
+    whole span never appears in mid-sentence, and the first word is an ordinary word: never capitalized in
+    mid-sentence, and written in lowercase somewhere in the batch. ``Controller Area Network`` keeps its first word,
+    since ``Area Network`` is no name of its own.
     """
     first, _, rest = span.name.partition(" ")
     if not span.at_start or not rest or span.name in seen_inside or first in inside_words:
         return span
-    if rest not in seen_inside:
+    if rest not in seen_inside or first.casefold() not in lowercase:
         return span
     return _Span(rest, acronym=" " not in rest and bool(_ACRONYM.match(rest)), at_start=False)
 
@@ -167,10 +171,12 @@ class LexicalEntityExtractor:
             span.name for _, sentences in parsed for _, spans in sentences for span in spans if not span.at_start
         }
         inside_words = {word for name in seen_inside for word in name.split()}
-        parsed = [
-            (chunk, [(s, [_drop_opener(span, seen_inside, inside_words) for span in spans]) for s, spans in sentences])
-            for chunk, sentences in parsed
-        ]
+        lowercase = {m.group() for chunk in chunks for m in _LOWERCASE_WORD.finditer(chunk.text)}
+
+        def trimmed(spans: list[_Span]) -> list[_Span]:
+            return [_drop_opener(span, seen_inside, inside_words, lowercase) for span in spans]
+
+        parsed = [(chunk, [(s, trimmed(spans)) for s, spans in sentences]) for chunk, sentences in parsed]
         entities: list[Entity] = []
         mentions: list[Mention] = []
         relations: list[Relation] = []

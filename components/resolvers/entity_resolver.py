@@ -22,6 +22,7 @@ from agrag.components.resolvers.name_matching import (
     labels_compatible,
     name_similarity,
     number_words,
+    spelling_similarity,
 )
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -111,26 +112,33 @@ class EntityResolver:
         nodes = _nodes(merged, known or [])
         groups = MergeGroups(nodes)
         homonyms, candidates = _fold_labels(nodes, groups)
-        near = self._fuzzy(list(nodes.values()), groups, candidates) if self.fuzzy_enabled else []
+        passages: dict[str, set[str]] = {}
+        for mention in merged.mentions:
+            passages.setdefault(mention.entity_id, set()).add(mention.chunk_id)
+        near = self._fuzzy(list(nodes.values()), groups, candidates, passages) if self.fuzzy_enabled else []
         near = [pair for pair in near if not groups.same(pair)]
         if self.embed is not None and near:
             near = self._embedding(self.embed, near, groups, candidates)
         kept_apart = self._llm(near, homonyms, groups, candidates)
         return {"resolution": Resolution(merged, (*groups.decisions(), *kept_apart), groups.candidates(candidates))}
 
-    def _fuzzy(self, nodes: list[Node], groups: MergeGroups, candidates: list[Pair]) -> list[Pair]:
+    def _fuzzy(
+        self, nodes: list[Node], groups: MergeGroups, candidates: list[Pair], passages: dict[str, set[str]]
+    ) -> list[Pair]:
         """Merge close spellings and acronyms; return the near misses."""
-        merges, near = _acronyms(nodes, candidates), []
+        merges, near = _acronyms(nodes, candidates, passages), []
         for a, b in blocked_pairs(nodes):
             score = name_similarity(a.key, b.key)
             if score < self.fuzzy_candidate_threshold:
                 continue
             member, target = ordered(a, b)
-            reason = f"{member.shown} and {target.shown} are spelled alike (ratio {score:.1f})"
+            spelled = spelling_similarity(a.key, b.key)
+            how = "spelled alike" if spelled >= score else "the same words in another order"
+            reason = f"{member.shown} and {target.shown} are {how} (ratio {score:.1f})"
             pair = Pair(member, target, "fuzzy", score, reason)
             if not labels_compatible(a.label, b.label) or number_words(a.key) != number_words(b.key):
                 candidates.append(pair)  # different typed labels or different numbers never merge by spelling
-            elif score >= self.fuzzy_merge_threshold:
+            elif spelled >= self.fuzzy_merge_threshold:
                 merges.append(pair)
             else:
                 near.append(pair)
@@ -289,17 +297,25 @@ def _fold_reason(member: Node, target: Node) -> str:
     return f"same name '{name}'; the only typed entity ({member.entity.label}) folds into the stored {target.shown}"
 
 
-def _acronyms(nodes: list[Node], candidates: list[Pair]) -> list[Pair]:
-    """Pairs of an acronym and a name with its initials: the merges, when the name is the only one."""
+def _acronyms(nodes: list[Node], candidates: list[Pair], passages: dict[str, set[str]]) -> list[Pair]:
+    """Pairs of an acronym and a name with its initials.
+
+    They merge when the name is the only one with those initials and one passage names both (where an acronym is
+    defined: "Controller Area Network (CAN)"); initials alone are a near miss ("DVD" and "Da Vinci's Demons").
+    """
     merges: list[Pair] = []
     for node, found in acronym_expansions(nodes):
         for other in found:
             if node.known and other.known:
                 continue
             member, target = ordered(node, other)
-            reason = f"'{node.entity.name}' is the initials of '{other.entity.name}'"
+            together = bool(passages.get(node.id, set()) & passages.get(other.id, set()))
+            reason = f"'{node.entity.name}' is the initials of '{other.entity.name}', and one passage names both"
             pair = Pair(member, target, "acronym", 100.0, reason)
-            (merges if len(found) == 1 and labels_compatible(node.label, other.label) else candidates).append(pair)
+            if len(found) == 1 and together and labels_compatible(node.label, other.label):
+                merges.append(pair)
+            else:
+                candidates.append(pair)
     return merges
 
 

@@ -63,6 +63,15 @@ def name_similarity(a: str, b: str) -> float:
     return max(fuzz.token_sort_ratio(a, b), fuzz.ratio(a, b))
 
 
+def spelling_similarity(a: str, b: str) -> float:
+    """Score two normalized names 0-100 in word order (rapidfuzz ``ratio``).
+
+    Only this score merges by spelling: the same words in another order ("Samuel Taylor Coleridge" and "Samuel
+    Coleridge Taylor") can be two people, so reordered names are near misses that embeddings or the LLM decide.
+    """
+    return float(fuzz.ratio(a, b))
+
+
 def number_words(key: str) -> list[str]:
     """The words with digits, sorted: "Line 4" and "Line 5" are two lines however alike they are spelled."""
     return sorted(token for token in key.split() if any(c.isdigit() for c in token))

@@ -32,6 +32,9 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     first_seconds = time.perf_counter() - started
     assert first.returncode == 0, first.stderr
     assert "9 files read, 9 new or changed" in first.stdout
+    assert "pruned: nothing" in first.stdout
+    for stage in ("chunk", "extract", "prune", "resolve", "communities", "reports"):
+        assert f"│ {stage} " in first.stdout, stage
     started = time.perf_counter()
     second = run_agrag("ingest", str(examples), env=env, cwd=tmp_path)
     assert time.perf_counter() - started < first_seconds, "nothing changed, so the second run does less"
@@ -54,6 +57,16 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     payload = json.loads(three.stdout)
     assert len(payload["results"]) == 3
     assert [m["method"] for m in payload["trace"]["methods"]] == ["entity", "chunk"]
+
+    log = run_agrag("merges", "list", env=env, cwd=tmp_path)
+    assert log.returncode == 0, log.stderr
+    assert "Controller Area Network" in log.stdout and "acronym" in log.stdout
+    log_id = next(word for word in log.stdout.split() if word.endswith("-00000"))
+    undone = run_agrag("merges", "undo", log_id, env=env, cwd=tmp_path)
+    assert undone.returncode == 0, undone.stderr
+    assert "merged (undone)" in undone.stdout
+    again = run_agrag("merges", "undo", log_id, env=env, cwd=tmp_path)
+    assert again.returncode == 1 and "No active merge" in again.stderr
 
 
 def test_search_before_ingest_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

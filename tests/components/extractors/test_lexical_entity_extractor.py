@@ -85,7 +85,7 @@ def test_sentence_long_titles_and_function_words_give_no_topic() -> None:
 
 def test_a_common_word_opening_a_sentence_is_not_part_of_the_name() -> None:
     text = (
-        "Check Beacon Telemetry for a spike. Alerts come from Beacon Telemetry. Tomas Eriksen owns the map. "
+        "Check Beacon Telemetry for a spike. Alerts come from Beacon Telemetry; check them. Tomas Eriksen owns it. "
         "CAN: Controller Area Network, the bus."
     )
     chunk = Chunk("d.v.0", "d", "v", text, ("Runbook",), 0, 0, len(text), None, "Runbook")

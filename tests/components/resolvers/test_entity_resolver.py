@@ -164,6 +164,16 @@ def test_an_acronym_merges_into_the_only_name_with_its_initials() -> None:
     assert merges(resolution) == {slam.id: (long.id, "acronym")}
 
 
+def test_initials_alone_do_not_merge_an_acronym_no_passage_defines() -> None:
+    dvd, show = entity("DVD", "Acronym"), entity("Da Vinci Demons", "Name")
+    apart = Extraction(
+        entities=(dvd, show), mentions=(Mention("c1", dvd.id, 1), Mention("c2", show.id, 1)), relations=()
+    )
+    resolution = resolve(apart)
+    assert merges(resolution) == {}
+    assert candidate_pairs(resolution) == {frozenset({"DVD", "Da Vinci Demons"})}
+
+
 def test_an_ambiguous_acronym_is_only_a_candidate() -> None:
     pm = entity("PM", "Acronym")
     resolution = resolve(batch(pm, entity("Project Manager", "Role"), entity("Peter Miller", "Person")))
@@ -286,3 +296,10 @@ def test_bad_thresholds_are_config_errors() -> None:
         EntityResolver(fuzzy_merge_threshold=80.0, fuzzy_candidate_threshold=85.0)
     with pytest.raises(ConfigError, match="max_pairs"):
         EntityResolver(llm_max_pairs=-1)
+
+
+def test_the_same_words_in_another_order_are_only_a_near_miss_without_embeddings() -> None:
+    poet, composer = entity("Samuel Taylor Coleridge", "Name"), entity("Samuel Coleridge Taylor", "Name")
+    resolution = resolve(batch(poet, composer))
+    assert merges(resolution) == {}
+    assert candidate_pairs(resolution) == {frozenset({"Samuel Taylor Coleridge", "Samuel Coleridge Taylor"})}
