@@ -41,6 +41,7 @@ def ingest(
         typer.Argument(help="Folder of .txt, .md, .rst, .html, .pdf and .csv files (inside AGRAG_FILES_ROOT if set)."),
     ],
     overrides: Overrides = None,
+    files: Annotated[bool, typer.Option("--files", help="List every file with its status.")] = False,
 ) -> None:
     """Ingest a folder into the data dir (AGRAG_DATA_DIR, default ./.agrag). Unchanged files are skipped."""
     from agrag.components.errors import AgragError
@@ -51,7 +52,7 @@ def ingest(
         from agrag.pipelines.config_loader import load_config
         from agrag.pipelines.ingest_components import check_llm_needs, llm_client
         from agrag.pipelines.settings import load_agrag_settings
-        from agrag.service.console import print_ingest_report
+        from agrag.service.console import file_status_table, print_ingest_report
 
         settings = load_agrag_settings()
         # A wrong path, a typo or a missing LLM fails here, before Prefect starts.
@@ -64,6 +65,8 @@ def ingest(
         _fail(exc)
         return
     print_ingest_report(console, report)
+    if files:
+        console.print(file_status_table(report.files))
 
 
 @app.command()

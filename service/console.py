@@ -16,7 +16,7 @@ from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
-from agrag.flows.ingest_report import IngestReport
+from agrag.flows.ingest_report import FileStatus, IngestReport
 
 LABEL_WIDTH = 44
 
@@ -178,6 +178,17 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
         console.print(f"[red]failed[/red] {escape(failure.source_path)}: {escape(failure.reason)}")
     for chunk_failure in report.extraction_failures[:10]:
         console.print(f"[yellow]no entities[/yellow] {chunk_failure.chunk_id}: {escape(chunk_failure.reason)}")
+
+
+def file_status_table(files: tuple[FileStatus, ...]) -> Table:
+    """Every file of the run with its status: ingested, unchanged, or failed and why."""
+    table = Table(title="files", title_justify="left")
+    for column in ("file", "status", "reason"):
+        table.add_column(column)
+    colours = {"ingested": "green", "unchanged": "dim", "failed": "red"}
+    for f in files:
+        table.add_row(escape(f.source_path), f"[{colours.get(f.status, 'white')}]{f.status}[/]", escape(f.reason))
+    return table
 
 
 def merge_log_table(entries: list[MergeLogEntry]) -> Table:

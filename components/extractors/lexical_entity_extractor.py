@@ -18,7 +18,7 @@ CO_OCCURRENCE = "RELATED_TO"
 NAME_LABEL = "Name"
 ACRONYM_LABEL = "Acronym"
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*")
+_TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:[-'’][^\W_]+)*")
 _ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,5}s?$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _CONNECTORS = frozenset({"of", "de", "del", "der", "van", "von", "la", "le", "du", "da", "di"})

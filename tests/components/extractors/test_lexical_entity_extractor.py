@@ -93,3 +93,10 @@ def test_a_common_word_opening_a_sentence_is_not_part_of_the_name() -> None:
     assert "Beacon Telemetry" in names and "Check Beacon Telemetry" not in names
     assert "Tomas Eriksen" in names, "a span whose rest is no name of its own stays whole"
     assert "Controller Area Network" in names
+
+
+def test_names_with_accented_letters_are_kept_whole() -> None:
+    text = "Kolinda Grabar-Kitarović visited São Paulo. The talks with Kolinda Grabar-Kitarović went well."
+    chunk = Chunk("d.v.0", "d", "v", text, ("Visits",), 0, 0, len(text), None, "Visits")
+    names = {e.name for e in LexicalEntityExtractor().run(chunks=[chunk])["extraction"].entities}
+    assert {"Kolinda Grabar-Kitarović", "São Paulo"} <= names
