@@ -167,13 +167,16 @@ def table_pieces(text: str, table: TableRegion, max_rows: int) -> list[TablePiec
     body = [row for row in rows if row[0] >= table.header_rows]
     groups = [body[i : i + max_rows] for i in range(0, len(body), max_rows)] or [[]]
     groups[0] = header + groups[0]
+    cells_of: dict[int, list[TableCell]] = {}
+    for cell in table.cells:  # grouped once: a 50,000-row CSV must not rescan every cell for every piece
+        cells_of.setdefault(cell.row, []).append(cell)
     pieces: list[TablePiece] = []
     for k, group in enumerate(groups):
         start = table.start if k == 0 else group[0][1]
         end = table.end if k == len(groups) - 1 else group[-1][2]
         if span := trim(text, start, end):
-            numbers = {row[0] for row in group}
-            pieces.append(TablePiece(*span, tuple(c for c in table.cells if c.row in numbers)))
+            numbers = sorted({row[0] for row in group})
+            pieces.append(TablePiece(*span, tuple(c for row in numbers for c in cells_of.get(row, ()))))
     return pieces
 
 
