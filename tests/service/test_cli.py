@@ -120,3 +120,21 @@ def test_ingest_of_a_missing_folder_fails_before_starting_prefect(tmp_path: Path
     assert result.exit_code == 1
     assert "is not a folder" in result.output
     assert "Prefect is starting" not in result.output
+
+
+def test_an_llm_extractor_without_an_endpoint_fails_before_starting_prefect(examples: Path) -> None:
+    result = CliRunner().invoke(app, ["ingest", str(examples), "ingest/extractor=llm"])
+    assert result.exit_code == 2
+    assert "AGRAG_LLM_BASE_URL" in result.output and "Prefect is starting" not in result.output
+
+
+def test_a_folder_outside_the_files_root_is_refused(
+    tmp_path: Path, examples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    (root / "docs").mkdir(parents=True)
+    monkeypatch.setenv("AGRAG_FILES_ROOT", str(root))
+    for folder in (str(examples), "../", "docs/../../"):
+        result = CliRunner().invoke(app, ["ingest", folder])
+        assert result.exit_code == 1, folder
+        assert "AGRAG_FILES_ROOT" in result.output and "Prefect is starting" not in result.output
