@@ -112,7 +112,7 @@ def ingest_into(
         candidates=len(resolution.candidates),
     )
     if ingest.communities.enabled:
-        report = _communities(report, clock, store=store, config=config, embedder=embedder, llm=llm)
+        report = _communities(report, clock, store=store, config=config, embedder=embedder, llm=llm, progress=progress)
     return _finish(report, clock, store)
 
 
@@ -124,13 +124,16 @@ def _communities(
     config: AgragConfig,
     embedder: SentenceTransformersTextEmbedder,
     llm: OpenAIChatClient | None,
+    progress: bool,
 ) -> IngestReport:
     settings = config.ingest.communities
     communities = clock.run("communities", lambda: tasks.detect_communities(store, settings))
     report_llm = llm if reports_use_llm(settings, llm) else None
     outcome = clock.run(
         "reports",
-        lambda: tasks.write_reports(store, _as_is(communities), settings, _as_is(report_llm), embedder),
+        lambda: tasks.write_reports(
+            store, _as_is(communities), settings, _as_is(report_llm), embedder, progress=progress
+        ),
     )
     return replace(
         report,

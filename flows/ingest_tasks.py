@@ -257,6 +257,8 @@ def write_reports(
     config: CommunityConfig,
     llm: OpenAIChatClient | None,
     embedder: SentenceTransformersTextEmbedder,
+    *,
+    progress: bool = False,
 ) -> ReportOutcome:
     """Report on every community, embed the reports, and store the hierarchy in place of the previous one.
 
@@ -278,7 +280,9 @@ def write_reports(
         if llm is None:
             reported = extractive.run(todo, entities, relations, chunks, mentions)["communities"]
         else:
-            out = LLMCommunityReporter(llm, fallback=extractive).run(todo, entities, relations, chunks, mentions)
+            with _bar(progress, len(todo), "LLM community reports") as tick:
+                reporter = LLMCommunityReporter(llm, fallback=extractive, progress=tick)
+                out = reporter.run(todo, entities, relations, chunks, mentions)
             reported, fallbacks = out["communities"], int(out["fallbacks"])
         written = {c.id: c for c in reported}
     final = [written.get(c.id) or replace(c, report=previous[c.id].report) for c in communities]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -153,6 +154,7 @@ class LLMCommunityReporter:
         concurrency: int = 4,
         *,
         fallback: ExtractiveCommunityReporter | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         """Check and store the settings.
 
@@ -161,6 +163,7 @@ class LLMCommunityReporter:
             max_input_chars: Budget of the community data in one prompt (entities, relations, sentences).
             concurrency: How many prompts are in flight at once.
             fallback: Writes the report of a community the LLM failed on (default: ``ExtractiveCommunityReporter()``).
+            progress: Called with 1 after each community's answer (for a progress bar), from the calling thread.
 
         Raises:
             ValueError: A setting is out of range.
@@ -173,6 +176,7 @@ class LLMCommunityReporter:
         self.max_input_chars = max_input_chars
         self.concurrency = concurrency
         self.fallback = fallback or ExtractiveCommunityReporter()
+        self.progress = progress
 
     @component.output_types(communities=list[Community], fallbacks=int)
     def run(
@@ -191,8 +195,12 @@ class LLMCommunityReporter:
         """
         evidence = gather_evidence(communities, entities, relations, chunks, mentions)
         ratings = importance_ratings(evidence)
+        answers: list[CommunityReport | None] = []
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="community-report") as pool:
-            answers = list(pool.map(self._ask, evidence))
+            for answer in pool.map(self._ask, evidence):  # in input order, as each one is ready
+                answers.append(answer)
+                if self.progress is not None:
+                    self.progress(1)
         reported: list[Community] = []
         for item, rating, report in zip(evidence, ratings, answers, strict=True):
             reported.append(dataclasses.replace(item.community, report=report or self.fallback.report(item, rating)))

@@ -65,11 +65,13 @@ def test_output_keeps_the_input_order_under_concurrency() -> None:
     corpus = build_corpus()
     names = ["Maria Chen", "Orion Planner", "Vega Perception", "Kestrel Boards"]
     communities = [corpus.community(name, "Atlas Controller", level=i) for i, name in enumerate(names)] * 3
+    ticks: list[int] = []
     with scripted_llm(report_about_first_entity) as server:
-        result = LLMCommunityReporter(client(server.base_url), concurrency=4).run(
+        result = LLMCommunityReporter(client(server.base_url), concurrency=4, progress=ticks.append).run(
             communities=communities, **corpus.inputs()
         )
     assert result["fallbacks"] == 0
+    assert sum(ticks) == len(communities), "one progress tick per community"
     assert [c.id for c in result["communities"]] == [c.id for c in communities]
     assert len(server.requests) == len(communities)
     evidence = gather_evidence(communities, **corpus.inputs())
