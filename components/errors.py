@@ -7,6 +7,10 @@ to fix it, because the people who read them write YAML recipes and run the CLI, 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agrag.components.data_models.llm_estimate import LLMEstimate
 
 
 class AgragError(Exception):
@@ -103,4 +107,19 @@ class LLMNotConfiguredError(LLMError, ConfigError):
             f"{step} needs an LLM, but none is configured. Set AGRAG_LLM_BASE_URL (any OpenAI-compatible endpoint, "
             "e.g. http://localhost:11434/v1) and AGRAG_LLM_MODEL, plus AGRAG_LLM_API_KEY if the endpoint wants one; "
             "or pick an offline option."
+        )
+
+
+class LLMBudgetError(LLMError, ConfigError):
+    """An LLM step would make more calls than ``ingest.max_llm_calls`` allows; nothing was sent."""
+
+    def __init__(self, step: str, estimate: LLMEstimate, limit: int) -> None:
+        self.estimate = estimate
+        self.limit = limit
+        cached = f", {estimate.cached} of them already answered in the cache" if estimate.cached else ""
+        super().__init__(
+            f"{step} would make up to {estimate.calls} LLM calls (about {estimate.prompt_tokens:,} prompt tokens) "
+            f"for {estimate.items} chunks{cached}, over ingest.max_llm_calls={limit}. Nothing was sent. To go ahead, "
+            f"raise the limit (ingest.max_llm_calls={estimate.calls}), ingest fewer files, or lower "
+            "ingest.extractor.gleaning_rounds."
         )

@@ -63,6 +63,7 @@ def ingest_into(
         LLMNotConfiguredError: the configuration needs an LLM and ``llm`` is None (raised before any work).
     """
     check_llm_needs(config.ingest, llm)
+    calls_before = (llm.calls, llm.cache_hits) if llm is not None else (0, 0)
     clock = _StageClock()
     documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
     changed = clock.run("select-changed", lambda: tasks.select_changed(_as_is(documents), store))
@@ -113,6 +114,9 @@ def ingest_into(
     )
     if ingest.communities.enabled:
         report = _communities(report, clock, store=store, config=config, embedder=embedder, llm=llm, progress=progress)
+    if llm is not None:
+        calls, hits = llm.calls - calls_before[0], llm.cache_hits - calls_before[1]
+        report = replace(report, llm_calls=calls, llm_cache_hits=hits)
     return _finish(report, clock, store)
 
 

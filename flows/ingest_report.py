@@ -48,6 +48,8 @@ class IngestReport:
         reports_by_method: Community reports by method (llm, extractive).
         reports_reused: Reports kept from before because their community did not change.
         report_fallbacks: LLM reports that failed and were written extractively instead.
+        llm_calls: Calls sent to the LLM in this run (extraction, resolution and reports).
+        llm_cache_hits: Requests answered from the LLM answer cache instead.
         stage_seconds: Wall time of each stage.
         counts: Rows per graph table and points per vector collection after the run.
     """
@@ -73,6 +75,8 @@ class IngestReport:
     reports_by_method: dict[str, int] = field(default_factory=dict)
     reports_reused: int = 0
     report_fallbacks: int = 0
+    llm_calls: int = 0
+    llm_cache_hits: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
 

@@ -16,10 +16,12 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import ChunkFailure, Extraction
+from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.resolution import MERGED, Resolution
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import LLMBudgetError
 from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor
 from agrag.components.extractors.llm_entity_extractor import LLMEntityExtractor
 from agrag.components.extractors.ontology_pruner import OntologyPruner
@@ -128,6 +130,7 @@ def extract_entities(
                 concurrency=settings.concurrency,
                 progress=tick,
             )
+            _within_budget(extractor.estimate(searchable), config.max_llm_calls)
             llm_out = extractor.run(chunks=searchable)
         failures: list[ChunkFailure] = llm_out["failures"]
         for failure in failures:
@@ -135,6 +138,19 @@ def extract_entities(
         return llm_out["extraction"], failures
     extraction = LexicalEntityExtractor(min_name_length=settings.min_name_length).run(chunks=searchable)["extraction"]
     return extraction, []
+
+
+def _within_budget(estimate: LLMEstimate, limit: int) -> None:
+    """Log the estimate of LLM extraction; refuse it, before any call, when it is over ``ingest.max_llm_calls``."""
+    get_run_logger().info(
+        "LLM extraction: %d chunks, up to %d calls, about %d prompt tokens (%d chunks answered from the cache)",
+        estimate.items,
+        estimate.calls,
+        estimate.prompt_tokens,
+        estimate.cached,
+    )
+    if estimate.calls > limit:
+        raise LLMBudgetError("LLM extraction", estimate, limit)
 
 
 @task(name="prune", cache_policy=NO_CACHE, persist_result=False)

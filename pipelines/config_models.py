@@ -267,6 +267,12 @@ class IngestConfig(StrictModel):
     ontology: OntologyConfig = OntologyConfig()
     resolution: ResolutionConfig = ResolutionConfig()
     communities: CommunityConfig = CommunityConfig()
+    max_llm_calls: int = Field(
+        1000,
+        ge=0,
+        description="LLM extraction that would make more calls than this stops before the first one; raise it to go "
+        "ahead. Answers already in the cache (AGRAG_DATA_DIR/llm-cache.sqlite) cost no call.",
+    )
 
 
 class EvalConfig(StrictModel):

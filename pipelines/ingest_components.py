@@ -8,6 +8,7 @@ from agrag.components.chunkers.structural_chunker import StructuralChunker
 from agrag.components.data_models.ontology import Ontology, RelationPattern
 from agrag.components.errors import LLMNotConfiguredError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
+from agrag.components.llm.sqlite_llm_cache import SqliteLLMCache
 from agrag.pipelines.config_models import (
     ChunkerConfig,
     CommunityConfig,
@@ -41,8 +42,14 @@ def ontology_from_config(config: OntologyConfig) -> Ontology:
     return Ontology(entity_labels=tuple(config.entity_labels), relations=patterns)
 
 
+LLM_CACHE_FILE = "llm-cache.sqlite"
+
+
 def llm_client(settings: AgragSettings) -> OpenAIChatClient | None:
-    """The client of the AGRAG_LLM_* endpoint, or None when no endpoint is set."""
+    """The client of the AGRAG_LLM_* endpoint, or None when no endpoint is set.
+
+    Its answers are cached in the data dir (``llm-cache.sqlite``), so no prompt is paid for twice.
+    """
     if not settings.llm_base_url:
         return None
     return OpenAIChatClient(
@@ -51,6 +58,7 @@ def llm_client(settings: AgragSettings) -> OpenAIChatClient | None:
         settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
         timeout_seconds=settings.llm_timeout_seconds,
         max_retries=settings.llm_max_retries,
+        cache=SqliteLLMCache(settings.data_dir / LLM_CACHE_FILE),
     )
 
 

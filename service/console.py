@@ -163,6 +163,8 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
     for stage, seconds in report.stage_seconds.items():
         stages.add_row(stage, escape(counts.get(stage, "")), f"{seconds:.2f}")
     console.print(stages)
+    if report.llm_calls or report.llm_cache_hits:
+        console.print(f"LLM: {report.llm_calls} calls, {report.llm_cache_hits} answered from the cache")
     if report.documents_ingested:
         if report.pruned.empty:
             console.print("pruned: nothing (every entity label and relation pattern is in the ontology)")

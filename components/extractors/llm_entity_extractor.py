@@ -13,6 +13,7 @@ from haystack import component
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity, entity_id_for, normalize_name
 from agrag.components.data_models.extraction import ChunkFailure, Extraction, Mention
+from agrag.components.data_models.llm_estimate import CHARS_PER_TOKEN, LLMEstimate
 from agrag.components.data_models.ontology import Ontology
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.errors import ConfigError, LLMError
@@ -208,6 +209,26 @@ class LLMEntityExtractor:
             tuple(entities), tuple(mentions), tuple(relations), tuple(about), tuple(dict.fromkeys(unlisted))
         )
         return {"extraction": extraction, "failures": failures}
+
+    def estimate(self, chunks: list[Chunk]) -> LLMEstimate:
+        """The most calls and about how many prompt tokens ``run`` would send for ``chunks``, before any call.
+
+        A chunk whose first request the client's answer cache holds counts no call (its gleaning rounds were
+        cached with it). Each gleaning round resends the conversation so far, so its prompt grows.
+        """
+        sent = [chunk for chunk in chunks if chunk.searchable]
+        calls = tokens = cached = 0
+        for chunk in sent:
+            messages = extraction_messages(chunk.text, chunk.title, chunk.heading, self.ontology, self.prompt)
+            if self.client.is_cached(messages, json_output=True):
+                cached += 1
+                continue
+            prompt_chars = sum(len(m.content) for m in messages)
+            rounds = 1 + self.gleaning_rounds
+            calls += rounds
+            # round k resends the prompt plus k-1 answers and follow-ups, each about half the prompt's size
+            tokens += sum(prompt_chars + k * prompt_chars // 2 for k in range(rounds)) // CHARS_PER_TOKEN
+        return LLMEstimate(items=len(sent), calls=calls, prompt_tokens=tokens, cached=cached)
 
     def _extract(self, chunk: Chunk) -> _ChunkResult:
         messages = extraction_messages(chunk.text, chunk.title, chunk.heading, self.ontology, self.prompt)

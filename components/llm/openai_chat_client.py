@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import openai
 
 from agrag.components.errors import LLMError
+from agrag.components.llm.sqlite_llm_cache import SqliteLLMCache, request_key
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -48,7 +50,8 @@ class OpenAIChatClient:
     """Sends chats to an OpenAI-compatible ``/chat/completions`` endpoint (OpenAI, vLLM, Ollama, LM Studio...).
 
     Timeouts and transient errors are retried by the ``openai`` library (``max_retries``, with backoff); anything
-    still failing raises ``LLMError`` naming the endpoint.
+    still failing raises ``LLMError`` naming the endpoint. With a ``cache``, an answer already received for the same
+    model and messages is returned without a call; ``calls`` and ``cache_hits`` count both kinds.
 
     Usage:
         ```python
@@ -67,11 +70,16 @@ class OpenAIChatClient:
         max_retries: int = 3,
         temperature: float = 0.0,
         max_tokens: int | None = None,
+        cache: SqliteLLMCache | None = None,
     ) -> None:
         self.base_url = base_url
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.cache = cache
+        self.calls = 0
+        self.cache_hits = 0
+        self._count_lock = threading.Lock()
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_seconds, max_retries=max_retries
         )
@@ -82,6 +90,13 @@ class OpenAIChatClient:
         Raises:
             LLMError: the endpoint failed after its retries, or answered no text.
         """
+        key = request_key(self.model, messages, json_output) if self.cache is not None else b""
+        if self.cache is not None and (cached := self.cache.get(key)) is not None:
+            with self._count_lock:
+                self.cache_hits += 1
+            return cached
+        with self._count_lock:
+            self.calls += 1
         extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_output else {}
         if self.max_tokens is not None:
             extra["max_tokens"] = self.max_tokens
@@ -97,7 +112,13 @@ class OpenAIChatClient:
         content = response.choices[0].message.content if response.choices else None
         if not content:
             raise LLMError(f"The LLM at {self.base_url} (model {self.model!r}) answered no text.")
+        if self.cache is not None:
+            self.cache.put(key, self.model, content)
         return content
+
+    def is_cached(self, messages: Sequence[ChatMessage], *, json_output: bool = False) -> bool:
+        """True when ``messages`` would be answered from the cache, without a call."""
+        return self.cache is not None and request_key(self.model, messages, json_output) in self.cache
 
     def complete_json(self, messages: Sequence[ChatMessage]) -> dict[str, Any]:
         """Return the answer parsed as one JSON object (see ``parse_json_object``)."""

@@ -12,8 +12,9 @@ import pytest
 
 from agrag.components.data_models.resolution import KEPT_APART, MERGED
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import LLMNotConfiguredError
+from agrag.components.errors import LLMBudgetError, LLMNotConfiguredError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
+from agrag.components.llm.sqlite_llm_cache import SqliteLLMCache
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows.ingest_flow import ingest_into
 from agrag.flows.ingest_report import FAILED, INGESTED, IngestReport
@@ -40,6 +41,10 @@ def llm() -> Iterator[ScriptedLLM]:
 
 def client(server: ScriptedLLM) -> OpenAIChatClient:
     return OpenAIChatClient(server.base_url, "scripted", max_retries=0)
+
+
+def extraction_requests(server: ScriptedLLM) -> list[dict[str, object]]:
+    return [r for r in server.requests if "knowledge graph from documents" in r["messages"][0]["content"]]
 
 
 def assert_graph_was_built(report: IngestReport, store: KnowledgeStore) -> None:
@@ -104,8 +109,7 @@ def test_example_corpus_with_a_scripted_llm(
     assert set(report.reports_by_method) == {"llm"}
     assert all(c.report and c.report.title.endswith("(LLM)") for c in store.graph.communities())
     searchable = report.chunks_written - report.chunks_by_kind.get("section", 0)
-    extraction_requests = [r for r in llm.requests if "knowledge graph from documents" in r["messages"][0]["content"]]
-    assert len(extraction_requests) == 2 * searchable  # one ask and one gleaning round per searchable chunk
+    assert len(extraction_requests(llm)) == 2 * searchable  # one ask and one gleaning round per searchable chunk
 
 
 def test_bad_files_fail_one_by_one_and_the_rest_ingests(
@@ -201,3 +205,39 @@ def test_an_llm_step_without_an_llm_fails_before_any_work(
     with pytest.raises(LLMNotConfiguredError, match="AGRAG_LLM_BASE_URL"):
         ingest_into(str(EXAMPLES), load_config(["ingest/extractor=llm"]), store, embedder)
     assert store.counts()["Document"] == 0
+
+
+def test_an_llm_ingest_over_the_call_limit_stops_before_any_call(
+    prefect_harness: None, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, llm: ScriptedLLM
+) -> None:
+    config = load_config(["ingest/extractor=llm", "ingest.max_llm_calls=10"])
+    with pytest.raises(LLMBudgetError, match=r"up to \d+ LLM calls \(about [\d,]+ prompt tokens\)") as info:
+        ingest_into(str(EXAMPLES), config, store, embedder, llm=client(llm))
+    assert "ingest.max_llm_calls=10" in str(info.value) and "Nothing was sent" in str(info.value)
+    assert info.value.estimate.calls > 10
+    assert llm.requests == []
+    assert store.counts()["Document"] == store.counts()["Chunk"] == 0
+
+
+def test_cached_answers_are_never_paid_for_twice(
+    prefect_harness: None, tmp_path: Path, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    folder = tmp_path / "homonyms"
+    folder.mkdir()
+    for name, text in HOMONYMS.items():
+        (folder / name).write_text(text)
+    config = load_config(["ingest/extractor=llm", "ingest/ontology=engineering", "ingest.max_llm_calls=6"])
+    cache = SqliteLLMCache(tmp_path / "llm-cache.sqlite")
+    with scripted_llm(homonym_script) as server:
+        cached_client = OpenAIChatClient(server.base_url, "scripted", max_retries=0, cache=cache)
+        ingest_into(str(folder), config, store, embedder, llm=cached_client)
+        first = len(extraction_requests(server))
+        assert first == 2 * len(HOMONYMS)  # one ask and one gleaning round per chunk
+
+        (folder / "atlas.md").write_text(HOMONYMS["atlas.md"] + "\nThe Atlas Controller also reads the CAN bus.\n")
+        (folder / "atlas copy.md").write_text(HOMONYMS["jordan_vendor.md"])  # same text as a file already sent
+        report = ingest_into(str(folder), config, store, embedder, llm=cached_client)
+    assert report.documents_ingested == 2
+    assert len(extraction_requests(server)) - first == 2, "only the changed chunk is sent; the copy is cached"
+    assert report.llm_cache_hits >= 2 and report.llm_calls >= 2
+    assert cached_client.cache_hits >= 1
