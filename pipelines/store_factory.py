@@ -7,6 +7,7 @@ from contextlib import ExitStack
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import ConfigError
+from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
@@ -99,6 +100,9 @@ def open_knowledge_store(
     """Open the graph and the three vector collections; if one fails to open, the ones already open are closed."""
     rrf_k = (retrieval or load_retrieval_settings()).rrf_k
     with ExitStack() as opened:
+        lock = DataDirLock(settings.data_dir)
+        lock.acquire()
+        opened.callback(lock.release)
         graph = KuzuGraphStore(settings.graph_path)
         opened.callback(graph.close)
         dimension = embedding_dimension(graph, embedder)
@@ -108,4 +112,4 @@ def open_knowledge_store(
         opened.callback(entities.close)
         communities = open_vector_store(VectorCollection.COMMUNITIES, vector_store, settings, dimension, rrf_k)
         opened.pop_all()
-    return KnowledgeStore(graph=graph, chunks=chunks, entities=entities, communities=communities)
+    return KnowledgeStore(graph=graph, chunks=chunks, entities=entities, communities=communities, lock=lock)

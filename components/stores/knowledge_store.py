@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from agrag.components.data_models.resolution import MergeLogEntry
+from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, VectorStore
 
@@ -26,6 +27,7 @@ class KnowledgeStore:
     chunks: VectorStore
     entities: VectorStore
     communities: VectorStore
+    lock: DataDirLock | None = None
 
     def counts(self) -> dict[str, int]:
         """Rows per graph table and points per vector collection."""
@@ -48,6 +50,8 @@ class KnowledgeStore:
     def close(self) -> None:
         """Close every store, even if one of them fails to close."""
         with ExitStack() as closing:
+            if self.lock is not None:
+                closing.callback(self.lock.release)  # runs last: the stores are closed before another may open
             closing.callback(self.graph.close)
             closing.callback(self.communities.close)
             closing.callback(self.entities.close)
