@@ -46,6 +46,17 @@ class IngestError(AgragError):
     """Ingestion could not go on."""
 
 
+class DocumentNotFoundError(AgragError, LookupError):
+    """A document id names no stored document."""
+
+    def __init__(self, document_id: str) -> None:
+        self.document_id = document_id
+        super().__init__(
+            f"No document has the id {document_id!r} in this data dir. Document ids start with 'd'; the `document_id` "
+            "of any search result or chunk shows one."
+        )
+
+
 class MergeNotFoundError(AgragError, LookupError):
     """An undo names no active merge of the merge log."""
 

@@ -92,7 +92,7 @@ def ingest_into(
     new_entities = [e for e in extraction.entities if e.id not in known]
     points = clock.run("embed", lambda: tasks.embed(_as_is(chunks), _as_is(new_entities), merged, embedder))
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
-    superseded = clock.run(
+    written = clock.run(
         "write",
         lambda: tasks.write_stores(
             store, _as_is(changed), _as_is(chunks), _as_is(resolution), _as_is(points), run_id=run_id
@@ -102,7 +102,8 @@ def ingest_into(
         report,
         chunks_written=len(chunks),
         chunks_by_kind=dict(Counter(c.kind for c in chunks)),
-        chunks_superseded=superseded,
+        chunks_superseded=written.superseded,
+        entities_removed=written.entities_removed,
         extraction_failures=tuple(extraction_failures),
         entities_found=len(extraction.entities),
         entities_new=len(new_entities),

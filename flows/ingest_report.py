@@ -39,6 +39,7 @@ class IngestReport:
         extraction_failures: Chunks the LLM extractor could not read (the rest of the run went on).
         entities_found: Distinct entities kept after pruning, in the versions written.
         entities_new: Of those, entities the store did not know yet.
+        entities_removed: Entities only superseded text supported, now out of the current graph.
         relations_found: Distinct relations kept after pruning.
         pruned: What the ontology dropped.
         merges: Entities merged into another by resolution in this run.
@@ -66,6 +67,7 @@ class IngestReport:
     extraction_failures: tuple[ChunkFailure, ...] = ()
     entities_found: int = 0
     entities_new: int = 0
+    entities_removed: int = 0
     relations_found: int = 0
     pruned: PrunedReport = field(default_factory=PrunedReport)
     merges: int = 0

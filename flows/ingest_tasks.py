@@ -39,7 +39,7 @@ from agrag.components.stores.vector_payloads import (
     community_report_text,
     entity_payload,
 )
-from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD, SUPERSEDED, VectorPoint
+from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD, VectorPoint
 from agrag.pipelines.config_models import (
     CommunityConfig,
     IngestConfig,
@@ -210,6 +210,14 @@ def embed(
     return EmbeddedPoints(chunk_points, entity_points)
 
 
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """Chunks of older versions superseded by the write, and entities that only they supported (deleted)."""
+
+    superseded: int
+    entities_removed: int
+
+
 @task(name="write", cache_policy=NO_CACHE, persist_result=False)
 def write_stores(
     store: KnowledgeStore,
@@ -219,16 +227,15 @@ def write_stores(
     points: EmbeddedPoints,
     *,
     run_id: str,
-) -> int:
+) -> WriteOutcome:
     """Write chunks, entities, mentions, relations and resolution decisions; commit each document last.
 
-    Every write is an upsert keyed by id, so a run interrupted here can simply run again. Returns the number of
-    chunks of older versions marked superseded.
+    The chunks of older versions are marked superseded, and what only they supported (relation support, entities)
+    leaves the current graph. Every write is an upsert keyed by id, so a run interrupted here can simply run again.
     """
     extraction = resolution.extraction
     superseded = store.graph.write_chunks([d.document for d in documents], chunks)
     store.chunks.upsert(points.chunks)
-    store.chunks.set_payload(superseded, {STATUS_FIELD: SUPERSEDED})
     store.graph.upsert_entities(extraction.entities)
     store.entities.upsert(points.entities)
     store.graph.upsert_mentions(extraction.mentions)
@@ -237,9 +244,10 @@ def write_stores(
     store.graph.apply_resolution(resolution.decisions, resolution.candidates, run_id)
     merged = [d.member_id for d in resolution.decisions if d.decision == MERGED]
     store.entities.set_payload(merged, {STATUS_FIELD: MERGED_STATUS})
+    removed = store.retire_chunks(superseded)  # after the new version's links, so what it still supports stays
     chunk_counts = Counter(c.document_id for c in chunks)
     store.graph.commit_documents([(d.document, chunk_counts[d.document.id]) for d in documents])
-    return len(superseded)
+    return WriteOutcome(len(superseded), len(removed))
 
 
 @task(name="communities", cache_policy=NO_CACHE, persist_result=False)

@@ -145,6 +145,34 @@ def evaluate(
         _fail(exc)
 
 
+@app.command()
+def delete(
+    document_id: Annotated[str, typer.Argument(help="The document's id (the document_id of its chunks).")],
+    overrides: Overrides = None,
+) -> None:
+    """Delete a document: what only it supported leaves the graph; its text stays readable by id, as superseded."""
+    from agrag.components.errors import AgragError, IngestError
+
+    try:
+        from agrag.flows.delete_flow import delete_flow
+        from agrag.pipelines.config_loader import load_config
+        from agrag.pipelines.settings import load_agrag_settings
+
+        load_config(list(overrides or []))
+        settings = load_agrag_settings()
+        if not settings.graph_path.exists():
+            raise IngestError(f"Nothing has been ingested into {settings.data_dir}, so there is nothing to delete.")
+        quiet_prefect_run_loggers()
+        report = delete_flow(document_id, list(overrides or []))
+    except AgragError as exc:
+        _fail(exc)
+        return
+    console.print(
+        f"Deleted {report.document_id}: {report.chunks_retired} chunks retired (still readable by id), "
+        f"{report.entities_removed} entities no other document supports removed, {report.communities} communities now."
+    )
+
+
 merges = typer.Typer(
     no_args_is_help=True, help="Entity resolution: the merge log, undoing a merge, and near-miss candidates."
 )

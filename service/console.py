@@ -118,7 +118,8 @@ def _stage_counts(report: IngestReport) -> dict[str, str]:
         f"{report.kept_apart} kept apart, {report.candidates} near-miss candidates",
         "embed": f"{report.chunks_written - report.chunks_by_kind.get('section', 0)} chunks, "
         f"{report.entities_new} entities",
-        "write": f"{report.relations_found} relations",
+        "write": f"{report.relations_found} relations, {report.entities_removed} entities only old text supported "
+        "removed",
         "communities": levels or "none",
         "reports": f"{reports or 'none'} ({report.reports_reused} reused"
         + (f", {report.report_fallbacks} LLM fallbacks)" if report.report_fallbacks else ")"),

@@ -86,6 +86,14 @@ class GraphStore(Protocol):
         """Return the relations touching an entity, in either direction."""
         ...
 
+    def retire_chunks(self, chunk_ids: Sequence[str]) -> list[str]:
+        """Take what only these superseded or deleted chunks supported out of the graph; return deleted entities."""
+        ...
+
+    def delete_document(self, document_id: str) -> list[str]:
+        """Mark a document deleted; return its chunks that were current."""
+        ...
+
     def canonical_entities(self) -> list[Entity]:
         """Every stored entity not merged into another: what new entities may resolve into."""
         ...

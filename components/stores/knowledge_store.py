@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from types import TracebackType
@@ -9,7 +10,7 @@ from types import TracebackType
 from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, VectorStore
+from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorStore
 
 
 @dataclass
@@ -36,6 +37,17 @@ class KnowledgeStore:
         counts["entity_vectors"] = self.entities.count()
         counts["community_vectors"] = self.communities.count()
         return counts
+
+    def retire_chunks(self, chunk_ids: Sequence[str]) -> list[str]:
+        """Take what only these chunks supported out of the graph and out of search; return deleted entities.
+
+        The chunks stay readable, marked superseded.
+        """
+        # section chunks are never embedded, so only the points that exist are marked
+        self.chunks.set_payload(sorted(self.chunks.existing_ids(list(chunk_ids))), {STATUS_FIELD: SUPERSEDED})
+        removed = self.graph.retire_chunks(chunk_ids)
+        self.entities.delete(removed)
+        return removed
 
     def undo_merge(self, key: str) -> list[MergeLogEntry]:
         """Undo a merge (by log id or member entity id): the member is an entity of its own again, searchable too.

@@ -204,3 +204,24 @@ def count_nodes(table: str) -> str:
 def count_rels(table: str) -> str:
     """Count the rows of a relationship table (``table`` comes from ``REL_TABLES``, never from a user)."""
     return f"MATCH ()-[r:{table}]->() RETURN count(r)"
+
+
+# Retiring the chunks of a superseded or deleted version: what only they supported leaves the current graph.
+RELATIONS_NEAR_CHUNKS = (
+    "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.id IN $ids WITH DISTINCT e "
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE a.id = e.id OR b.id = e.id "
+    "RETURN DISTINCT x.id, a.id, b.id, x.chunk_ids"
+)
+SET_RELATION_SUPPORT = (
+    "UNWIND $rows AS r MATCH (a:Entity {id: r.a})-[x:RELATED]->(b:Entity {id: r.b}) WHERE x.id = r.id "
+    "SET x.chunk_ids = r.chunk_ids"
+)
+DELETE_RELATIONS = (
+    "UNWIND $rows AS r MATCH (a:Entity {id: r.a})-[x:RELATED]->(b:Entity {id: r.b}) WHERE x.id = r.id DELETE x"
+)
+ENTITIES_OF_CHUNKS = "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.id IN $ids RETURN DISTINCT e.id"
+DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
+CURRENT_CHUNKS_OF_DOCUMENT = (
+    "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) WHERE c.current SET c.current = false RETURN c.id"
+)
+MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 RETURN d.id"

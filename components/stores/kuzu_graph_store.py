@@ -22,7 +22,7 @@ from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MERGED, MergeDecision, MergeLogEntry, ResolutionCandidate
-from agrag.components.errors import MergeNotFoundError, StoreError, StoreLockedError
+from agrag.components.errors import DocumentNotFoundError, MergeNotFoundError, StoreError, StoreLockedError
 from agrag.components.stores import kuzu_cypher as cy
 from agrag.components.stores.graph_store import GENERATION_KEY
 
@@ -252,6 +252,41 @@ class KuzuGraphStore:
         for rel_id, rel_type, description, chunk_ids, a_id, b_id in rows:
             relations[rel_id] = Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description)
         return list(relations.values())
+
+    def retire_chunks(self, chunk_ids: Sequence[str]) -> list[str]:
+        """Take what only these (superseded or deleted) chunks supported out of the current graph.
+
+        Their ids leave every relation's support, and a relation left with none is deleted; an entity they named or
+        were about that no current chunk supports any more is deleted with its links. The chunks themselves stay
+        readable. Returns the ids of the entities deleted.
+        """
+        ids = list(chunk_ids)
+        if not ids:
+            return []
+        retired = set(ids)
+        keep: list[dict[str, Any]] = []
+        drop: list[dict[str, Any]] = []
+        for rel_id, a_id, b_id, support in self._run_batched(cy.RELATIONS_NEAR_CHUNKS, "ids", ids):
+            left = [c for c in support if c not in retired]
+            if len(left) != len(support):
+                (keep if left else drop).append({"id": rel_id, "a": a_id, "b": b_id, "chunk_ids": left})
+        self._run_batched(cy.SET_RELATION_SUPPORT, "rows", keep)
+        self._run_batched(cy.DELETE_RELATIONS, "rows", drop)
+        touched = sorted({row[0] for row in self._run_batched(cy.ENTITIES_OF_CHUNKS, "ids", ids)})
+        supported = self.supporting_chunk_ids(touched)
+        orphans = [e for e in touched if not supported.get(e)]
+        self._run_batched(cy.DELETE_ENTITIES, "ids", orphans)
+        self.set_info({GENERATION_KEY: uuid.uuid4().hex})
+        return orphans
+
+    def delete_document(self, document_id: str) -> list[str]:
+        """Mark a document deleted and its current chunks no longer current; return those chunk ids.
+
+        Its chunks stay readable by id (as superseded text). Raises ``DocumentNotFoundError`` for an unknown id.
+        """
+        if not self._run(cy.MARK_DOCUMENT_DELETED, {"id": document_id}):
+            raise DocumentNotFoundError(document_id)
+        return [row[0] for row in self._run(cy.CURRENT_CHUNKS_OF_DOCUMENT, {"id": document_id})]
 
     def canonical_entities(self) -> list[Entity]:
         """Every stored entity that is not merged into another: what new entities may resolve into."""

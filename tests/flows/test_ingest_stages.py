@@ -241,3 +241,63 @@ def test_cached_answers_are_never_paid_for_twice(
     assert len(extraction_requests(server)) - first == 2, "only the changed chunk is sent; the copy is cached"
     assert report.llm_cache_hits >= 2 and report.llm_calls >= 2
     assert cached_client.cache_hits >= 1
+
+
+def test_what_only_the_old_text_supported_leaves_the_current_graph(
+    prefect_harness: None, tmp_path: Path, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    folder = tmp_path / "notes"
+    shutil.copytree(EXAMPLES, folder)
+    team = folder / "team.md"
+    original = team.read_text(encoding="utf-8")
+    team.write_text(original + "\n## Visitors\n\nZelda Quartermain visits Maria Chen in May.\n", encoding="utf-8")
+    config = load_config()
+    ingest_into(str(folder), config, store, embedder)
+    zelda = next(e for e in store.graph.canonical_entities() if e.name == "Zelda Quartermain")
+    visit = store.graph.supporting_chunk_ids([zelda.id])[zelda.id][0]
+    maria = next(e for e in store.graph.canonical_entities() if e.name == "Maria Chen")
+    assert any(zelda.id in (r.source_id, r.target_id) for r in store.graph.relations_of(maria.id))
+
+    team.write_text(original, encoding="utf-8")
+    report = ingest_into(str(folder), config, store, embedder)
+
+    assert report.documents_ingested == 1 and report.entities_removed >= 1
+    assert zelda.id not in {e.id for e in store.graph.canonical_entities()}
+    assert store.entities.existing_ids([zelda.id]) == set()
+    assert not any(zelda.id in (r.source_id, r.target_id) for r in store.graph.relations_of(maria.id))
+    assert all(visit not in r.chunk_ids for r in store.graph.relations_of(maria.id))
+    (old,) = store.graph.get_chunks([visit])
+    assert "Zelda Quartermain" in old.text, "the old version's chunk still resolves"
+    assert {c for c, _ in store.graph.passage_edges().mentions}.isdisjoint({visit})
+    assert maria.id in {e.id for e in store.graph.canonical_entities()}, "what other text supports stays"
+
+
+def test_deleting_a_document_removes_its_contribution_and_keeps_the_others(
+    prefect_harness: None, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    from agrag.components.data_models.document import document_id_for
+    from agrag.components.errors import DocumentNotFoundError
+    from agrag.flows.delete_flow import delete_from
+
+    config = load_config()
+    ingest_into(str(EXAMPLES), config, store, embedder)
+    vendors = document_id_for("vendors.html")
+    names = {e.name: e.id for e in store.graph.canonical_entities()}
+    only_vendors, shared = names["Northlight Optics"], names["Tomas Eriksen"]
+    vendor_chunks = [c for c in _all_chunk_ids(store) if c.startswith(vendors)]
+    before = store.counts()
+
+    report = delete_from(vendors, config, store, embedder)
+
+    assert report.chunks_retired >= len(vendor_chunks) > 0 and report.entities_removed >= 2
+    remaining = {e.id for e in store.graph.canonical_entities()}
+    assert only_vendors not in remaining and shared in remaining
+    assert store.entities.existing_ids([only_vendors]) == set()
+    assert all(only_vendors not in c.entity_ids for c in store.graph.communities())
+    assert all(not set(r.chunk_ids) & set(vendor_chunks) for r in store.graph.relations_of(shared))
+    assert store.graph.document_versions([vendors]) == {vendors: ""}
+    assert [c.id for c in store.graph.get_chunks(vendor_chunks)] == vendor_chunks, "its text stays readable by id"
+    assert store.counts()["Document"] == before["Document"]
+    assert store.counts()["Entity"] < before["Entity"]
+    with pytest.raises(DocumentNotFoundError, match="dnope"):
+        delete_from("dnope", config, store, embedder)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agrag.components.data_models.document import document_id_for
 from agrag.service.cli import app
 
 AGRAG = str(Path(sys.executable).with_name("agrag"))
@@ -69,6 +70,13 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     assert "merged (undone)" in undone.stdout
     again = run_agrag("merges", "undo", log_id, env=env, cwd=tmp_path)
     assert again.returncode == 1 and "No active merge" in again.stderr
+
+    vendors = document_id_for("vendors.html")
+    deleted = run_agrag("delete", vendors, env=env, cwd=tmp_path)
+    assert deleted.returncode == 0, deleted.stderr
+    assert f"Deleted {vendors}" in deleted.stdout and "entities no other document supports removed" in deleted.stdout
+    unknown = run_agrag("delete", "dnope", env=env, cwd=tmp_path)
+    assert unknown.returncode == 1 and "No document has the id 'dnope'" in unknown.stderr
 
 
 def test_search_before_ingest_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,3 +146,10 @@ def test_a_folder_outside_the_files_root_is_refused(
         result = CliRunner().invoke(app, ["ingest", folder])
         assert result.exit_code == 1, folder
         assert "AGRAG_FILES_ROOT" in result.output and "Prefect is starting" not in result.output
+
+
+def test_delete_before_any_ingest_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGRAG_DATA_DIR", str(tmp_path / "empty"))
+    result = CliRunner().invoke(app, ["delete", "d0123456789abcde"])
+    assert result.exit_code == 1
+    assert "nothing to delete" in result.output
