@@ -9,10 +9,11 @@ from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.stores.vector_payloads import entity_from_payload
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorStore
+from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD, PayloadFilter, VectorStore
 
-# Entities merged into another keep their point for an undo, but only resolved entities are found.
-RESOLVED_ONLY = PayloadFilter().and_(STATUS_FIELD, CURRENT)
+# Entities merged into another keep their point for an undo, but only resolved entities are found. An exclusion, not
+# `status = current`, so entity points written before the status field existed are still found.
+RESOLVED_ONLY = PayloadFilter().and_not(STATUS_FIELD, MERGED_STATUS)
 
 
 @component

@@ -30,14 +30,19 @@ from agrag.components.stores.vector_store import (
 )
 
 
+def _conditions(pairs: tuple[tuple[str, str | int | tuple[str, ...]], ...]) -> list[Any]:
+    return [
+        qe.FieldCondition(
+            key=key, match=qe.MatchAny(any=list(value)) if isinstance(value, tuple) else qe.MatchValue(value=value)
+        )
+        for key, value in pairs
+    ]
+
+
 def _edge_filter(payload_filter: PayloadFilter | None) -> qe.Filter | None:
-    if payload_filter is None or not payload_filter.equals:
+    if payload_filter is None or not (payload_filter.equals or payload_filter.excludes):
         return None
-    conditions: list[Any] = []
-    for key, value in payload_filter.equals:
-        match = qe.MatchAny(any=list(value)) if isinstance(value, tuple) else qe.MatchValue(value=value)
-        conditions.append(qe.FieldCondition(key=key, match=match))
-    return qe.Filter(must=conditions)
+    return qe.Filter(must=_conditions(payload_filter.equals), must_not=_conditions(payload_filter.excludes))
 
 
 class QdrantEdgeVectorStore:
@@ -184,14 +189,12 @@ class QdrantEdgeVectorStore:
         """Cosine similarity of ``dense`` to each stored point among ``ids`` that passes the filter."""
         if not ids:
             return {}
-        conditions: list[Any] = [qe.HasIdCondition({point_uuid(i) for i in ids})]
-        extra = _edge_filter(payload_filter)
-        if extra is not None and extra.must:
-            conditions.extend(extra.must)
+        given = payload_filter or PayloadFilter()
+        conditions: list[Any] = [qe.HasIdCondition({point_uuid(i) for i in ids}), *_conditions(given.equals)]
         request = qe.QueryRequest(
             limit=len(ids),
             query=qe.Query.Nearest(list(dense), using=DENSE_VECTOR),
-            filter=qe.Filter(must=conditions),
+            filter=qe.Filter(must=conditions, must_not=_conditions(given.excludes)),
             with_payload=[ITEM_ID_FIELD],
         )
         try:

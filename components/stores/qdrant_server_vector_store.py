@@ -86,17 +86,22 @@ class QdrantServerVectorStore:
         return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
 
     @staticmethod
-    def _filter(payload_filter: PayloadFilter | None) -> Any:
-        if payload_filter is None or not payload_filter.equals:
-            return None
-        conditions: list[Any] = [
+    def _conditions(pairs: tuple[tuple[str, str | int | tuple[str, ...]], ...]) -> list[Any]:
+        return [
             models.FieldCondition(
                 key=key,
                 match=models.MatchAny(any=list(value)) if isinstance(value, tuple) else models.MatchValue(value=value),
             )
-            for key, value in payload_filter.equals
+            for key, value in pairs
         ]
-        return models.Filter(must=conditions)
+
+    @classmethod
+    def _filter(cls, payload_filter: PayloadFilter | None) -> Any:
+        if payload_filter is None or not (payload_filter.equals or payload_filter.excludes):
+            return None
+        return models.Filter(
+            must=cls._conditions(payload_filter.equals), must_not=cls._conditions(payload_filter.excludes)
+        )
 
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""
@@ -191,16 +196,14 @@ class QdrantServerVectorStore:
         """Cosine similarity of ``dense`` to each stored point among ``ids`` that passes the filter."""
         if not ids:
             return {}
-        conditions: list[Any] = [models.HasIdCondition(has_id=[point_uuid(i) for i in ids])]
-        extra = self._filter(payload_filter)
-        if extra is not None and extra.must:
-            conditions.extend(extra.must if isinstance(extra.must, list) else [extra.must])
+        given = payload_filter or PayloadFilter()
+        conditions = [models.HasIdCondition(has_id=[point_uuid(i) for i in ids]), *self._conditions(given.equals)]
         try:
             response = self._client.query_points(
                 self._name,
                 query=list(dense),
                 using=DENSE_VECTOR,
-                query_filter=models.Filter(must=conditions),
+                query_filter=models.Filter(must=conditions, must_not=self._conditions(given.excludes)),
                 limit=len(ids),
                 with_payload=[ITEM_ID_FIELD],
             )

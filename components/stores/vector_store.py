@@ -56,14 +56,23 @@ class StoredPoint:
 
 @dataclass(frozen=True, slots=True)
 class PayloadFilter:
-    """Exact-match conditions on payload fields; a tuple value means any of its values. All conditions must hold."""
+    """Exact-match conditions on payload fields; a tuple value means any of its values.
+
+    Every ``equals`` condition must hold and no ``excludes`` condition may; a point without the field passes an
+    ``excludes`` condition (so points written before a field existed are not lost).
+    """
 
     # No bool values: qdrant-edge-py 0.9 matches a bool condition against nothing, so flags are keywords.
     equals: tuple[tuple[str, str | int | tuple[str, ...]], ...] = ()
+    excludes: tuple[tuple[str, str | int | tuple[str, ...]], ...] = ()
 
     def and_(self, key: str, value: str | int | tuple[str, ...]) -> PayloadFilter:
-        """Return a filter with one more condition."""
-        return PayloadFilter((*self.equals, (key, value)))
+        """Return a filter with one more condition that must hold."""
+        return PayloadFilter((*self.equals, (key, value)), self.excludes)
+
+    def and_not(self, key: str, value: str | int | tuple[str, ...]) -> PayloadFilter:
+        """Return a filter with one more condition that must not hold."""
+        return PayloadFilter(self.equals, (*self.excludes, (key, value)))
 
 
 @runtime_checkable

@@ -168,3 +168,13 @@ def test_delete_removes_points_and_ignores_unknown_ids(store: VectorStore) -> No
     assert store.existing_ids(["orion", "vega", "atlas"]) == {"orion", "atlas"}
     assert store.count() == len(POINTS) - 1
     assert "vega" not in {h.id for h in store.query([0.0, 1.0, 0.0, 0.0], "Vega Perception", 10)}
+
+
+def test_excluded_values_and_points_without_the_field_pass(store: VectorStore) -> None:
+    store.upsert([VectorPoint("legacy", [0.0, 0.0, 0.0, 1.0], "Legacy point without a status", {"doc": "d"})])
+    store.set_payload(["vega"], {STATUS_FIELD: SUPERSEDED})
+    not_superseded = PayloadFilter().and_not(STATUS_FIELD, SUPERSEDED)
+    found = {h.id for h in store.query([0.0, 1.0, 0.0, 0.0], "Vega Perception legacy", 10, not_superseded)}
+    assert "vega" not in found and {"legacy", "orion"} <= found
+    scores = store.similarities([0.0, 1.0, 0.0, 0.0], ["vega", "legacy", "beacon"], not_superseded)
+    assert set(scores) == {"legacy", "beacon"}
