@@ -54,12 +54,12 @@ from agrag.pipelines.ingest_components import chunker_for, ontology_from_config
 
 
 @contextmanager
-def _bar(enabled: bool, total: int, what: str) -> Iterator[Callable[[int], None] | None]:
+def _bar(enabled: bool, total: int, what: str, unit: str) -> Iterator[Callable[[int], None] | None]:
     """A progress bar for a long stage, or None when bars are off."""
     if not enabled or total == 0:
         yield None
         return
-    with tqdm(total=total, desc=what, unit="chunk" if "chunk" in what else "item", leave=False) as bar:
+    with tqdm(total=total, desc=what, unit=unit, leave=False) as bar:
         yield bar.update
 
 
@@ -121,7 +121,7 @@ def extract_entities(
         return out["extraction"], []
     if isinstance(settings, LLMExtractorConfig):
         assert llm is not None  # checked before the run starts
-        with _bar(progress, len(searchable), "LLM extraction (chunks)") as tick:
+        with _bar(progress, len(searchable), "LLM extraction", "chunk") as tick:
             extractor = LLMEntityExtractor(
                 llm,
                 ontology_from_config(config.ontology),
@@ -304,7 +304,7 @@ def write_reports(
         if llm is None:
             reported = extractive.run(todo, entities, relations, chunks, mentions)["communities"]
         else:
-            with _bar(progress, len(todo), "LLM community reports") as tick:
+            with _bar(progress, len(todo), "LLM community reports", "report") as tick:
                 reporter = LLMCommunityReporter(llm, fallback=extractive, progress=tick)
                 out = reporter.run(todo, entities, relations, chunks, mentions)
             reported, fallbacks = out["communities"], int(out["fallbacks"])

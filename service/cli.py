@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from agrag.service.runtime_env import apply_offline_defaults, quiet_prefect_run_loggers
+
+T = TypeVar("T")
 
 app = typer.Typer(
     add_completion=False,
@@ -26,7 +29,7 @@ Overrides = Annotated[
 ]
 
 
-def _fail(exc: Exception) -> None:
+def _fail(exc: Exception) -> NoReturn:
     from agrag.components.errors import ConfigError
 
     # Messages quote user input and JSON shapes ([...]); escaped so rich does not read them as markup.
@@ -179,36 +182,34 @@ merges = typer.Typer(
 app.add_typer(merges, name="merges")
 
 
-def _open_store() -> Any:
+def _on_store(action: Callable[[Any], T]) -> T:
+    """Run ``action`` on the open stores of AGRAG_DATA_DIR; an ``AgragError`` ends the command with its message."""
     from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-    from agrag.components.errors import RetrievalError
+    from agrag.components.errors import AgragError, RetrievalError
     from agrag.pipelines.config_loader import load_config
     from agrag.pipelines.settings import load_agrag_settings
     from agrag.pipelines.store_factory import open_knowledge_store
 
-    config = load_config([])
-    settings = load_agrag_settings()
-    if not settings.graph_path.exists():
-        raise RetrievalError(
-            f"Nothing has been ingested into {settings.data_dir} yet. Run `agrag ingest FOLDER` first."
-        )
-    embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
-    return open_knowledge_store(settings, config.vector_store, embedder)
+    try:
+        config = load_config([])
+        settings = load_agrag_settings()
+        if not settings.graph_path.exists():
+            raise RetrievalError(
+                f"Nothing has been ingested into {settings.data_dir} yet. Run `agrag ingest FOLDER` first."
+            )
+        embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
+        with open_knowledge_store(settings, config.vector_store, embedder) as store:
+            return action(store)
+    except AgragError as exc:
+        _fail(exc)
 
 
 @merges.command("list")
 def merges_list() -> None:
     """Show every resolution decision: merges (and undone ones) and homonyms kept apart, with the reason."""
-    from agrag.components.errors import AgragError
     from agrag.service.console import merge_log_table
 
-    try:
-        with _open_store() as store:
-            entries = store.graph.merge_log()
-    except AgragError as exc:
-        _fail(exc)
-        return
-    console.print(merge_log_table(entries))
+    console.print(merge_log_table(_on_store(lambda store: store.graph.merge_log())))
 
 
 @merges.command("undo")
@@ -216,31 +217,17 @@ def merges_undo(
     key: Annotated[str, typer.Argument(help="A merge log id, or the id of an entity merged into another.")],
 ) -> None:
     """Undo a merge: the merged entity becomes an entity of its own again, with its mentions and relations."""
-    from agrag.components.errors import AgragError
     from agrag.service.console import merge_log_table
 
-    try:
-        with _open_store() as store:
-            undone = store.undo_merge(key)
-    except AgragError as exc:
-        _fail(exc)
-        return
-    console.print(merge_log_table(undone))
+    console.print(merge_log_table(_on_store(lambda store: store.undo_merge(key))))
 
 
 @merges.command("candidates")
 def merges_candidates() -> None:
     """Show the near misses resolution kept out of the graph, most similar first."""
-    from agrag.components.errors import AgragError
     from agrag.service.console import candidates_table
 
-    try:
-        with _open_store() as store:
-            found = store.graph.candidates()
-    except AgragError as exc:
-        _fail(exc)
-        return
-    console.print(candidates_table(found))
+    console.print(candidates_table(_on_store(lambda store: store.graph.candidates())))
 
 
 @app.command("show-config")

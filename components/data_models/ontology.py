@@ -31,11 +31,6 @@ class Ontology:
     relations: tuple[RelationPattern, ...] = ()
     untyped_labels: tuple[str, ...] = ("Name", "Acronym", "Topic", "Entity")
 
-    @property
-    def is_open(self) -> bool:
-        """True when nothing is declared, so nothing is pruned for its type."""
-        return not self.entity_labels and not self.relations
-
 
 @dataclass(frozen=True, slots=True)
 class DroppedLabel:
