@@ -43,6 +43,7 @@ class Chunk(Immutable):
         kind: ``text`` (a passage: embedded, searched, extracted), ``section`` (a parent: the whole section its
             text children were cut from, stored for context, never embedded) or ``table`` (rows of one table).
         cells: For a table chunk, the address and span (in the version text) of each of its cells.
+        current: False once its document has a newer version or was deleted (the chunk stays readable by id).
     """
 
     id: str
@@ -57,6 +58,7 @@ class Chunk(Immutable):
     title: str = ""
     kind: str = TEXT_CHUNK
     cells: tuple[TableCell, ...] = ()
+    current: bool = True
 
     @property
     def searchable(self) -> bool:

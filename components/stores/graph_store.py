@@ -13,6 +13,7 @@ from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeDecision, MergeLogEntry, ResolutionCandidate
+from agrag.components.data_models.retirement import Retirement
 
 # StoreInfo key that changes on every committed write: readers that cache graph snapshots compare it.
 GENERATION_KEY = "generation"
@@ -42,8 +43,12 @@ class GraphStore(Protocol):
         """
         ...
 
-    def commit_documents(self, documents: Sequence[tuple[Document, int]]) -> None:
-        """Record each document version (with its chunk count) as current and fully written."""
+    def document_config_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
+        """Return the hash of the settings each known document was ingested with ('' if not recorded)."""
+        ...
+
+    def commit_documents(self, documents: Sequence[tuple[Document, int]], config_hash: str = "") -> None:
+        """Record each document version (with its chunk count and settings hash) as current and fully written."""
         ...
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
@@ -86,12 +91,12 @@ class GraphStore(Protocol):
         """Return the relations touching an entity, in either direction."""
         ...
 
-    def retire_chunks(self, chunk_ids: Sequence[str]) -> list[str]:
-        """Take what only these superseded or deleted chunks supported out of the graph; return deleted entities."""
+    def retire_chunks(self, chunk_ids: Sequence[str]) -> Retirement:
+        """Take what only these superseded or deleted chunks supported out of the graph (idempotent)."""
         ...
 
     def delete_document(self, document_id: str) -> list[str]:
-        """Mark a document deleted; return its chunks that were current."""
+        """Mark a document deleted; return every chunk id of it, to retire."""
         ...
 
     def canonical_entities(self) -> list[Entity]:

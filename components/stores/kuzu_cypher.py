@@ -30,6 +30,7 @@ SCHEMA: tuple[str, ...] = (
     "ALTER TABLE Chunk ADD IF NOT EXISTS kind STRING DEFAULT 'text'",
     "ALTER TABLE Chunk ADD IF NOT EXISTS cells STRING DEFAULT ''",
     "ALTER TABLE Entity ADD IF NOT EXISTS merged_into STRING DEFAULT ''",
+    "ALTER TABLE Document ADD IF NOT EXISTS config_hash STRING DEFAULT ''",
 )
 
 NODE_TABLES = ("Document", "Chunk", "Entity", "MergeLog", "Candidate", "Community")
@@ -46,13 +47,17 @@ DOCUMENT_VERSIONS = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.versio
 
 UPSERT_DOCUMENTS = (
     "UNWIND $rows AS r MERGE (d:Document {id: r.id}) "
-    "SET d.version = r.version, d.title = r.title, d.source_path = r.source_path, d.chunk_count = r.chunk_count"
+    "SET d.version = r.version, d.title = r.title, d.source_path = r.source_path, d.chunk_count = r.chunk_count, "
+    "d.config_hash = r.config_hash"
 )
+DOCUMENT_CONFIG_HASHES = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.config_hash"
 
 # Starts from each document's primary key, so superseding costs the documents' chunks, not a scan of all chunks.
+# Returns every older chunk, not only those it changes: a write killed after this statement must, when run again,
+# still retire what those chunks supported.
 SUPERSEDE_CHUNKS = (
     "UNWIND $rows AS r MATCH (d:Document {id: r.id})-[:HAS_CHUNK]->(c:Chunk) "
-    "WHERE c.document_version <> r.version AND c.current SET c.current = false RETURN c.id"
+    "WHERE c.document_version <> r.version SET c.current = false RETURN c.id"
 )
 
 UPSERT_CHUNKS = (
@@ -104,7 +109,7 @@ UPSERT_RELATIONS = (
 
 _CHUNK_COLUMNS = (
     "c.id, c.document_id, c.document_version, c.text, c.heading_path, c.ord, c.start_offset, c.end_offset, "
-    "c.parent_id, c.title, c.kind, c.cells"
+    "c.parent_id, c.title, c.kind, c.cells, c.current"
 )
 GET_CHUNKS = f"MATCH (c:Chunk) WHERE c.id IN $ids RETURN {_CHUNK_COLUMNS}"
 
@@ -220,8 +225,13 @@ DELETE_RELATIONS = (
     "UNWIND $rows AS r MATCH (a:Entity {id: r.a})-[x:RELATED]->(b:Entity {id: r.b}) WHERE x.id = r.id DELETE x"
 )
 ENTITIES_OF_CHUNKS = "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.id IN $ids RETURN DISTINCT e.id"
-DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
-CURRENT_CHUNKS_OF_DOCUMENT = (
-    "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) WHERE c.current SET c.current = false RETURN c.id"
+# An entity keeps its place while a current chunk names it, or names an entity merged into it: raw ids, so a merged
+# member still named is not taken for an orphan, and a resolved entity its members still need is kept.
+STILL_NAMED = (
+    "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.current AND (e.id IN $ids OR e.merged_into IN $ids) "
+    "RETURN DISTINCT e.id, e.merged_into"
 )
+DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
+# Every chunk of the document, current or not, so a delete killed half-way completes when run again.
+CHUNKS_OF_DELETED_DOCUMENT = "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) SET c.current = false RETURN c.id"
 MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 RETURN d.id"

@@ -22,6 +22,7 @@ from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MERGED, MergeDecision, MergeLogEntry, ResolutionCandidate
+from agrag.components.data_models.retirement import Retirement
 from agrag.components.errors import DocumentNotFoundError, MergeNotFoundError, StoreError, StoreLockedError
 from agrag.components.stores import kuzu_cypher as cy
 from agrag.components.stores.graph_store import GENERATION_KEY
@@ -46,6 +47,7 @@ def _chunk_from_row(r: Sequence[Any]) -> Chunk:
         title=r[9],
         kind=r[10] or "text",
         cells=cells,
+        current=bool(r[12]),
     )
 
 
@@ -149,10 +151,15 @@ class KuzuGraphStore:
         versions = [{"id": d.id, "version": d.version} for d in documents]
         return [row[0] for row in self._run_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
 
-    def commit_documents(self, documents: Sequence[tuple[Document, int]]) -> None:
+    def document_config_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
+        """Return the hash of the settings each known document was ingested with ('' if not recorded)."""
+        return {doc_id: h or "" for doc_id, h in self._run(cy.DOCUMENT_CONFIG_HASHES, {"ids": list(document_ids)})}
+
+    def commit_documents(self, documents: Sequence[tuple[Document, int]], config_hash: str = "") -> None:
         """Record each document version (with its chunk count) as current and fully written.
 
-        Also records a new ``generation``, so readers that cache the graph know it changed.
+        ``config_hash`` names the settings it was ingested with. Also records a new ``generation``, so readers that
+        cache the graph know it changed.
         """
         rows = [
             {
@@ -161,6 +168,7 @@ class KuzuGraphStore:
                 "title": d.title,
                 "source_path": d.source_path,
                 "chunk_count": count,
+                "config_hash": config_hash,
             }
             for d, count in documents
         ]
@@ -253,16 +261,16 @@ class KuzuGraphStore:
             relations[rel_id] = Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description)
         return list(relations.values())
 
-    def retire_chunks(self, chunk_ids: Sequence[str]) -> list[str]:
+    def retire_chunks(self, chunk_ids: Sequence[str]) -> Retirement:
         """Take what only these (superseded or deleted) chunks supported out of the current graph.
 
         Their ids leave every relation's support, and a relation left with none is deleted; an entity they named or
         were about that no current chunk supports any more is deleted with its links. The chunks themselves stay
-        readable. Returns the ids of the entities deleted.
+        readable. Retiring the same chunks again changes nothing more.
         """
         ids = list(chunk_ids)
         if not ids:
-            return []
+            return Retirement((), ())
         retired = set(ids)
         keep: list[dict[str, Any]] = []
         drop: list[dict[str, Any]] = []
@@ -273,20 +281,22 @@ class KuzuGraphStore:
         self._run_batched(cy.SET_RELATION_SUPPORT, "rows", keep)
         self._run_batched(cy.DELETE_RELATIONS, "rows", drop)
         touched = sorted({row[0] for row in self._run_batched(cy.ENTITIES_OF_CHUNKS, "ids", ids)})
-        supported = self.supporting_chunk_ids(touched)
-        orphans = [e for e in touched if not supported.get(e)]
+        named = {i for row in self._run_batched(cy.STILL_NAMED, "ids", touched) for i in row if i}
+        orphans = [e for e in touched if e not in named]
         self._run_batched(cy.DELETE_ENTITIES, "ids", orphans)
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
-        return orphans
+        return Retirement(tuple(touched), tuple(orphans))
 
     def delete_document(self, document_id: str) -> list[str]:
-        """Mark a document deleted and its current chunks no longer current; return those chunk ids.
+        """Mark a document deleted and its chunks no longer current; return every chunk id of it, to retire.
 
-        Its chunks stay readable by id (as superseded text). Raises ``DocumentNotFoundError`` for an unknown id.
+        Its chunks stay readable by id (as superseded text). Deleting it again repeats the retirement, which is
+        idempotent, so a delete that was killed half-way completes. Raises ``DocumentNotFoundError`` for an
+        unknown id.
         """
         if not self._run(cy.MARK_DOCUMENT_DELETED, {"id": document_id}):
             raise DocumentNotFoundError(document_id)
-        return [row[0] for row in self._run(cy.CURRENT_CHUNKS_OF_DOCUMENT, {"id": document_id})]
+        return [row[0] for row in self._run(cy.CHUNKS_OF_DELETED_DOCUMENT, {"id": document_id})]
 
     def canonical_entities(self) -> list[Entity]:
         """Every stored entity that is not merged into another: what new entities may resolve into."""

@@ -1,6 +1,7 @@
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,9 @@ def test_a_new_version_supersedes_the_old_chunks(graph: KuzuGraphStore) -> None:
     graph.commit_documents([(new_doc, 1)])
     assert sorted(superseded) == sorted(c.id for c in old)
     assert graph.document_versions(["d1", "d9"]) == {"d1": "v2"}
-    assert graph.get_chunks([old[0].id]) == [old[0]], "old chunks stay readable"
+    assert graph.get_chunks([old[0].id]) == [replace(old[0], current=False)], "old chunks stay readable, superseded"
+    again = graph.write_chunks([new_doc], chunks_of(new_doc, ["Maria Chen rewrote it."]))
+    assert sorted(again) == sorted(superseded), "a write run again still names every older chunk, to retire"
 
 
 def test_info_records_facts_about_the_data_dir(graph: KuzuGraphStore) -> None:
