@@ -12,6 +12,7 @@ from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_store import STATUS_FIELD, VectorCollection, VectorStore
 from agrag.pipelines.config_models import (
     EdgeVectorStoreConfig,
@@ -28,6 +29,7 @@ KEYWORD_FIELDS = {
     VectorCollection.COMMUNITIES: ("level",),
 }
 
+PHASE_JOURNAL_FILE = "phases.sqlite"
 MODEL_KEY = "embedding_model"
 DIMENSION_KEY = "embedding_dimension"
 
@@ -112,4 +114,7 @@ def open_knowledge_store(
         opened.callback(entities.close)
         communities = open_vector_store(VectorCollection.COMMUNITIES, vector_store, settings, dimension, rrf_k)
         opened.pop_all()
-    return KnowledgeStore(graph=graph, chunks=chunks, entities=entities, communities=communities, lock=lock)
+    journal = SqlitePhaseJournal(settings.data_dir / PHASE_JOURNAL_FILE)
+    return KnowledgeStore(
+        graph=graph, chunks=chunks, entities=entities, communities=communities, lock=lock, journal=journal
+    )

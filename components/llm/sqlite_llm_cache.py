@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
 from agrag.components.errors import LLMError
+from agrag.components.stores.sqlite_file import SqliteFile
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS answers (key BLOB PRIMARY KEY, model TEXT NOT NULL, answer TEXT NOT NULL)"
 
@@ -44,42 +43,26 @@ class SqliteLLMCache:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._db: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-
-    def _open(self) -> sqlite3.Connection:
-        if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, check_same_thread=False)
-                self._db.execute(_SCHEMA)
-            except (OSError, sqlite3.Error) as exc:
-                raise LLMError(f"Cannot use the LLM answer cache at {self.path}: {exc}.") from exc
-        return self._db
+        self._file = SqliteFile(self.path, [_SCHEMA], LLMError, "LLM answer cache")
 
     def get(self, key: bytes) -> str | None:
         """The stored answer of a request, or None."""
-        with self._lock:
-            row = self._open().execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+        with self._file.connection() as db:
+            row = db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def put(self, key: bytes, model: str, answer: str) -> None:
         """Store an answer (a request already answered keeps its first answer)."""
-        with self._lock:
-            db = self._open()
-            with db:
-                db.execute("INSERT OR IGNORE INTO answers (key, model, answer) VALUES (?, ?, ?)", (key, model, answer))
+        with self._file.connection() as db, db:
+            db.execute("INSERT OR IGNORE INTO answers (key, model, answer) VALUES (?, ?, ?)", (key, model, answer))
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, bytes) and self.get(key) is not None
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._open().execute("SELECT count(*) FROM answers").fetchone()[0])
+        with self._file.connection() as db:
+            return int(db.execute("SELECT count(*) FROM answers").fetchone()[0])
 
     def close(self) -> None:
         """Close the file, if it was opened."""
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        self._file.close()
