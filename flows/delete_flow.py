@@ -24,7 +24,7 @@ class DeleteReport:
 
     Attributes:
         document_id: The document deleted.
-        chunks_retired: Its chunks that were current (still readable by id, marked superseded).
+        chunks_retired: Its chunks, of every version (still readable by id, marked superseded).
         entities_removed: Entities no other document supports, now out of the graph and out of search.
         communities: Communities after the hierarchy was recomputed.
     """
@@ -45,21 +45,27 @@ def delete_from(
     """Delete ``document_id`` from open stores, keeping its text readable by id.
 
     Its support of relations, the entities only it supported and their community memberships go; the communities
-    are recomputed (unchanged ones keep their reports).
+    are recomputed, and only those around what it touched get new reports. Deleting again completes a delete that
+    was killed half-way.
 
     Raises:
         DocumentNotFoundError: no stored document has this id.
     """
     retired = store.graph.delete_document(document_id)
-    removed = store.retire_chunks(retired)
+    retirement = store.retire_chunks(retired)
+    if store.journal is not None:
+        tasks.mark_communities_stale(store.journal, set(retirement.touched))
     communities = 0
     settings = config.ingest.communities
     if settings.enabled:
         found = tasks.detect_communities.fn(store, settings)
         report_llm = llm if reports_use_llm(settings, llm) else None
-        tasks.write_reports.fn(store, found, settings, report_llm, embedder)
+        touched = frozenset(retirement.touched)
+        if store.journal is not None:
+            touched = tasks.stale_communities(store.journal) or touched
+        tasks.write_reports.fn(store, found, settings, report_llm, embedder, touched=touched)
         communities = len(found)
-    return DeleteReport(document_id, len(retired), len(removed), communities)
+    return DeleteReport(document_id, len(retired), len(retirement.removed), communities)
 
 
 @flow(name="agrag-delete")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -14,17 +13,20 @@ from prefect import flow
 from prefect.utilities.annotations import quote
 
 from agrag.components.data_models.loaded_document import LoadedDocument
+from agrag.components.data_models.phase_key import document_subject
 from agrag.components.data_models.resolution import KEPT_APART, MERGED
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows import ingest_tasks as tasks
 from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport
+from agrag.flows.ingest_tasks import Phase
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.config_models import AgragConfig
-from agrag.pipelines.ingest_components import check_llm_needs, llm_client, reports_use_llm
+from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, llm_client, phase_hashes, reports_use_llm
 from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
 from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store
 
@@ -59,14 +61,26 @@ def ingest_into(
 ) -> IngestReport:
     """Run every stage on ``folder`` against open stores; unchanged documents are skipped before any work.
 
+    Each phase journals what it finished (per document version and configuration hash) in the store's phase
+    journal, so a run that was killed, started again with the same files and settings, redoes only unfinished work.
+
     Raises:
         LLMNotConfiguredError: the configuration needs an LLM and ``llm`` is None (raised before any work).
+        StoreError: ``store`` was opened without a phase journal.
     """
     check_llm_needs(config.ingest, llm)
+    if store.journal is None:
+        raise StoreError("Ingestion needs the store's phase journal; open the store with open_knowledge_store.")
+    journal = store.journal
+    hashes = phase_hashes(config, llm.model if llm is not None else None)
     calls_before = (llm.calls, llm.cache_hits) if llm is not None else (0, 0)
     clock = _StageClock()
     documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
     changed = clock.run("select-changed", lambda: tasks.select_changed(_as_is(documents), store))
+    # work journaled for another version of these files can never be reused
+    journal.forget_documents_except(
+        {document_subject(d.document.id, d.document.version) for d in changed}, [d.document.id for d in documents]
+    )
     report = IngestReport(
         folder=folder,
         documents_seen=len(documents),
@@ -74,31 +88,104 @@ def ingest_into(
         documents_unchanged=len(documents) - len(changed),
         failures=tuple(failures),
         files=_file_statuses(documents, changed, failures),
+        other_settings=_other_settings(documents, changed, store, hashes.resolve),
     )
-    if not changed:
-        return _finish(report, clock, store)
     ingest = config.ingest
-    chunks = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), ingest))
-    raw, extraction_failures = clock.run(
-        "extract", lambda: tasks.extract_entities(_as_is(chunks), ingest, _as_is(llm), progress)
+    if changed:
+        report = _ingest_changed(
+            report,
+            clock,
+            changed,
+            config=config,
+            store=store,
+            embedder=embedder,
+            llm=llm,
+            hashes=hashes,
+            progress=progress,
+        )
+    touched = tasks.stale_communities(journal)
+    if ingest.communities.enabled and touched is not None:  # also when a killed run left them stale
+        report = _communities(
+            report, clock, touched, store=store, config=config, embedder=embedder, llm=llm, progress=progress
+        )
+    if llm is not None:
+        calls, hits = llm.calls - calls_before[0], llm.cache_hits - calls_before[1]
+        report = replace(report, llm_calls=calls, llm_cache_hits=hits)
+    return _finish(report, clock, store)
+
+
+def _ingest_changed(
+    report: IngestReport,
+    clock: _StageClock,
+    changed: list[LoadedDocument],
+    *,
+    config: AgragConfig,
+    store: KnowledgeStore,
+    embedder: SentenceTransformersTextEmbedder,
+    llm: OpenAIChatClient | None,
+    hashes: PhaseHashes,
+    progress: bool,
+) -> IngestReport:
+    """Chunk, extract, prune, resolve, embed and write the new or changed document versions."""
+    assert store.journal is not None
+    journal = store.journal
+    ingest = config.ingest
+    chunked = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), ingest, Phase(journal, hashes.chunk)))
+    chunks = chunked.value
+    extracted = clock.run(
+        "extract",
+        lambda: tasks.extract_entities(
+            _as_is(changed),
+            _as_is(chunks),
+            ingest,
+            _as_is(llm),
+            phase=Phase(journal, hashes.extract),
+            progress=progress,
+        ),
     )
+    raw, extraction_failures = extracted.value.extraction, extracted.value.failures
     kept, pruned = clock.run("prune", lambda: tasks.prune_to_ontology(_as_is(raw), ingest))
-    resolution = clock.run(
-        "resolve", lambda: tasks.resolve_entities(_as_is(kept), ingest.resolution, store, embedder, _as_is(llm))
+    resolved = clock.run(
+        "resolve",
+        lambda: tasks.resolve_entities(
+            _as_is(changed),
+            _as_is(kept),
+            ingest.resolution,
+            store,
+            embedder,
+            llm=_as_is(llm),
+            phase=Phase(journal, hashes.resolve),
+        ),
     )
+    resolution = resolved.value
     extraction = resolution.extraction
     merged = {d.member_id for d in resolution.decisions if d.decision == MERGED}
     known = store.entities.existing_ids([e.id for e in extraction.entities])
     new_entities = [e for e in extraction.entities if e.id not in known]
-    points = clock.run("embed", lambda: tasks.embed(_as_is(chunks), _as_is(new_entities), merged, embedder))
-    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    embedded = clock.run(
+        "embed",
+        lambda: tasks.embed(
+            _as_is(changed), _as_is(chunks), _as_is(new_entities), merged, embedder, phase=Phase(journal, hashes.embed)
+        ),
+    )
     written = clock.run(
         "write",
         lambda: tasks.write_stores(
-            store, _as_is(changed), _as_is(chunks), _as_is(resolution), _as_is(points), run_id=run_id
+            store,
+            _as_is(changed),
+            _as_is(chunks),
+            _as_is(resolution),
+            _as_is(embedded.value),
+            phase=Phase(journal, hashes.resolve),
         ),
     )
-    report = replace(
+    reused = {
+        "chunk": chunked.reused,
+        "extract": extracted.reused,
+        "resolve": resolved.reused,
+        "embed": embedded.reused,
+    }
+    return replace(
         report,
         chunks_written=len(chunks),
         chunks_by_kind=dict(Counter(c.kind for c in chunks)),
@@ -112,18 +199,15 @@ def ingest_into(
         merges=len(merged),
         kept_apart=sum(d.decision == KEPT_APART for d in resolution.decisions),
         candidates=len(resolution.candidates),
+        documents_resumed={phase: n for phase, n in reused.items() if n},
+        llm_estimate=extracted.value.estimate,
     )
-    if ingest.communities.enabled:
-        report = _communities(report, clock, store=store, config=config, embedder=embedder, llm=llm, progress=progress)
-    if llm is not None:
-        calls, hits = llm.calls - calls_before[0], llm.cache_hits - calls_before[1]
-        report = replace(report, llm_calls=calls, llm_cache_hits=hits)
-    return _finish(report, clock, store)
 
 
 def _communities(
     report: IngestReport,
     clock: _StageClock,
+    touched: frozenset[str],
     *,
     store: KnowledgeStore,
     config: AgragConfig,
@@ -137,7 +221,7 @@ def _communities(
     outcome = clock.run(
         "reports",
         lambda: tasks.write_reports(
-            store, _as_is(communities), settings, _as_is(report_llm), embedder, progress=progress
+            store, _as_is(communities), settings, _as_is(report_llm), embedder, touched=touched, progress=progress
         ),
     )
     return replace(
@@ -147,6 +231,16 @@ def _communities(
         reports_reused=outcome.reused,
         report_fallbacks=outcome.fallbacks,
     )
+
+
+def _other_settings(
+    documents: list[LoadedDocument], changed: list[LoadedDocument], store: KnowledgeStore, current: str
+) -> tuple[str, ...]:
+    """The unchanged files that were ingested with other settings (chunker, extractor, ontology or resolution)."""
+    changed_ids = {d.document.id for d in changed}
+    unchanged = [d.document for d in documents if d.document.id not in changed_ids]
+    recorded = store.graph.document_config_hashes([d.id for d in unchanged])
+    return tuple(sorted(d.source_path for d in unchanged if recorded.get(d.id, "") not in ("", current)))
 
 
 def _file_statuses(

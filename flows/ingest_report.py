@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agrag.components.data_models.extraction import ChunkFailure
+from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.loaders.file_failure import FileFailure
 
@@ -33,6 +34,8 @@ class IngestReport:
         documents_unchanged: Files whose current version was already stored (skipped).
         failures: Files that could not be loaded, with the reason.
         files: Every file's status, in path order.
+        other_settings: Unchanged files that were ingested with other settings than this run's (they were skipped,
+            and keep what those settings made of them).
         chunks_written: Chunks of the versions written (all kinds).
         chunks_by_kind: Of those, how many text, table and section (parent) chunks.
         chunks_superseded: Chunks of older versions marked superseded.
@@ -49,6 +52,9 @@ class IngestReport:
         reports_by_method: Community reports by method (llm, extractive).
         reports_reused: Reports kept from before because their community did not change.
         report_fallbacks: LLM reports that failed and were written extractively instead.
+        documents_resumed: Per phase (chunk, extract, resolve, embed), the documents whose work an interrupted run
+            had finished and this run read back from the phase journal instead of redoing.
+        llm_estimate: What LLM extraction was estimated to send before it started (None without LLM extraction).
         llm_calls: Calls sent to the LLM in this run (extraction, resolution and reports).
         llm_cache_hits: Requests answered from the LLM answer cache instead.
         stage_seconds: Wall time of each stage.
@@ -61,6 +67,7 @@ class IngestReport:
     documents_unchanged: int
     failures: tuple[FileFailure, ...]
     files: tuple[FileStatus, ...] = ()
+    other_settings: tuple[str, ...] = ()
     chunks_written: int = 0
     chunks_by_kind: dict[str, int] = field(default_factory=dict)
     chunks_superseded: int = 0
@@ -77,6 +84,8 @@ class IngestReport:
     reports_by_method: dict[str, int] = field(default_factory=dict)
     reports_reused: int = 0
     report_fallbacks: int = 0
+    documents_resumed: dict[str, int] = field(default_factory=dict)
+    llm_estimate: LLMEstimate | None = None
     llm_calls: int = 0
     llm_cache_hits: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)

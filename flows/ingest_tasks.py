@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+import time
+import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -15,10 +19,11 @@ from agrag.components.communities.leiden_community_detector import LeidenCommuni
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
-from agrag.components.data_models.extraction import ChunkFailure, Extraction
+from agrag.components.data_models.extraction import ChunkFailure, Extraction, concat_extractions
 from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.ontology import PrunedReport
+from agrag.components.data_models.phase_key import GRAPH_SUBJECT, PhaseKey, batch_subject, document_subject
 from agrag.components.data_models.resolution import MERGED, Resolution
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import LLMBudgetError
@@ -33,6 +38,7 @@ from agrag.components.reporters.extractive_community_reporter import ExtractiveC
 from agrag.components.reporters.llm_community_reporter import LLMCommunityReporter
 from agrag.components.resolvers.entity_resolver import EntityResolver
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_payloads import (
     chunk_payload,
     community_payload,
@@ -49,8 +55,18 @@ from agrag.pipelines.config_models import (
 )
 from agrag.pipelines.ingest_components import chunker_for, ontology_from_config
 
+T = TypeVar("T")
+
 # Every task uses NO_CACHE and persist_result=False: stage inputs are large in-memory objects and open stores,
 # which Prefect must neither hash nor persist.
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseOutput(Generic[T]):
+    """A phase's result, and for how many documents it was read from the journal of an interrupted run."""
+
+    value: T
+    reused: int
 
 
 @contextmanager
@@ -96,19 +112,74 @@ def select_changed(documents: list[LoadedDocument], store: KnowledgeStore) -> li
     return [d for d in documents if stored.get(d.document.id) != d.document.version]
 
 
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """Where a phase keeps its markers: the journal of the data dir and the phase's configuration hash."""
+
+    journal: SqlitePhaseJournal
+    config_hash: str
+
+    def key(self, name: str, subject: str) -> PhaseKey:
+        """The marker of phase ``name`` for ``subject`` under this configuration."""
+        return PhaseKey(subject, name, self.config_hash)
+
+
+def _document_key(phase: Phase, name: str, document: LoadedDocument) -> PhaseKey:
+    return phase.key(name, document_subject(document.document.id, document.document.version))
+
+
+def _grouped(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
+    groups: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        groups.setdefault(chunk.document_id, []).append(chunk)
+    return groups
+
+
 @task(name="chunk", cache_policy=NO_CACHE, persist_result=False)
-def chunk_documents(documents: list[LoadedDocument], config: IngestConfig) -> list[Chunk]:
-    """Cut documents with the configured chunker (``ingest/chunker``)."""
-    return chunker_for(config.chunker).run(documents=documents)["chunks"]
+def chunk_documents(documents: list[LoadedDocument], config: IngestConfig, phase: Phase) -> PhaseOutput[list[Chunk]]:
+    """Cut documents with the configured chunker (``ingest/chunker``); documents chunked before are read back."""
+    keys = {d.document.id: _document_key(phase, "chunk", d) for d in documents}
+    done = phase.journal.load_many(list(keys.values()))
+    todo = [d for d in documents if keys[d.document.id] not in done]
+    fresh = _grouped(chunker_for(config.chunker).run(documents=todo)["chunks"]) if todo else {}
+    phase.journal.save_many([(keys[d.document.id], fresh.get(d.document.id, [])) for d in todo])
+    chunks = [c for d in documents for c in done.get(keys[d.document.id], fresh.get(d.document.id, []))]
+    return PhaseOutput(chunks, reused=len(documents) - len(todo))
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionOutcome:
+    """What the extract phase found, the chunks it could not read, and the LLM estimate it checked, if any."""
+
+    extraction: Extraction
+    failures: list[ChunkFailure]
+    estimate: LLMEstimate | None = None
 
 
 @task(name="extract", cache_policy=NO_CACHE, persist_result=False)
 def extract_entities(
-    chunks: list[Chunk], config: IngestConfig, llm: OpenAIChatClient | None, progress: bool
-) -> tuple[Extraction, list[ChunkFailure]]:
-    """Find entities and relations in the searchable chunks with the configured extractor (``ingest/extractor``)."""
+    documents: list[LoadedDocument],
+    chunks: list[Chunk],
+    config: IngestConfig,
+    llm: OpenAIChatClient | None,
+    *,
+    phase: Phase,
+    progress: bool,
+) -> PhaseOutput[ExtractionOutcome]:
+    """Find entities and relations in the searchable chunks with the configured extractor (``ingest/extractor``).
+
+    LLM extraction stores each document's result as soon as its chunks are answered, so a killed run loses only
+    the documents in flight; the offline extractors are fast and store the batch's result at once.
+    """
     settings = config.extractor
     searchable = [c for c in chunks if c.searchable]
+    if isinstance(settings, LLMExtractorConfig):
+        assert llm is not None  # checked before the run starts
+        return _extract_with_llm(documents, searchable, config, llm, phase=phase, progress=progress)
+    key = phase.key("extract", batch_subject(_versions(documents)))
+    stored = phase.journal.load(key)
+    if stored is not None:
+        return PhaseOutput(ExtractionOutcome(*stored), reused=len(documents))
     if isinstance(settings, TriplesExtractorConfig):
         out = TriplesFileExtractor(settings.path).run(chunks=searchable)
         if out["unmatched_chunks"]:
@@ -118,39 +189,77 @@ def extract_entities(
                 len(searchable),
                 settings.path,
             )
-        return out["extraction"], []
-    if isinstance(settings, LLMExtractorConfig):
-        assert llm is not None  # checked before the run starts
-        with _bar(progress, len(searchable), "LLM extraction", "chunk") as tick:
-            extractor = LLMEntityExtractor(
-                llm,
-                ontology_from_config(config.ontology),
-                prompt=settings.prompt,
-                gleaning_rounds=settings.gleaning_rounds,
-                concurrency=settings.concurrency,
-                progress=tick,
-            )
-            _within_budget(extractor.estimate(searchable), config.max_llm_calls)
-            llm_out = extractor.run(chunks=searchable)
-        failures: list[ChunkFailure] = llm_out["failures"]
-        for failure in failures:
-            get_run_logger().warning("chunk %s got no entities: %s", failure.chunk_id, failure.reason)
-        return llm_out["extraction"], failures
-    extraction = LexicalEntityExtractor(min_name_length=settings.min_name_length).run(chunks=searchable)["extraction"]
-    return extraction, []
+        result: tuple[Extraction, list[ChunkFailure]] = (out["extraction"], [])
+    else:
+        lexical = LexicalEntityExtractor(min_name_length=settings.min_name_length)
+        result = (lexical.run(chunks=searchable)["extraction"], [])
+    phase.journal.save(key, result)
+    return PhaseOutput(ExtractionOutcome(*result), reused=0)
+
+
+def _extract_with_llm(
+    documents: list[LoadedDocument],
+    searchable: list[Chunk],
+    config: IngestConfig,
+    llm: OpenAIChatClient,
+    *,
+    phase: Phase,
+    progress: bool,
+) -> PhaseOutput[ExtractionOutcome]:
+    settings = config.extractor
+    assert isinstance(settings, LLMExtractorConfig)
+    keys = {d.document.id: _document_key(phase, "extract", d) for d in documents}
+    done: dict[str, tuple[Extraction, list[ChunkFailure]]] = {
+        key.subject: value for key, value in phase.journal.load_many(list(keys.values())).items()
+    }
+    todo = [c for c in searchable if keys[c.document_id].subject not in done]
+    with _bar(progress, len(todo), "LLM extraction", "chunk") as tick:
+        extractor = LLMEntityExtractor(
+            llm,
+            ontology_from_config(config.ontology),
+            prompt=settings.prompt,
+            gleaning_rounds=settings.gleaning_rounds,
+            concurrency=settings.concurrency,
+            progress=tick,
+        )
+        estimate = extractor.estimate(todo)
+        _within_budget(estimate, config.max_llm_calls)
+        for document_id, extraction, failures in extractor.run_by_document(todo):
+            phase.journal.save(keys[document_id], (extraction, failures))
+            done[keys[document_id].subject] = (extraction, failures)
+            for failure in failures:
+                get_run_logger().warning("chunk %s got no entities: %s", failure.chunk_id, failure.reason)
+    # documents in folder order, whichever run extracted them, so a resumed run resolves exactly like a clean one
+    parts = [done[keys[d.document.id].subject] for d in documents if keys[d.document.id].subject in done]
+    extraction = concat_extractions(p[0] for p in parts)
+    reused = len(documents) - len({c.document_id for c in todo})
+    return PhaseOutput(ExtractionOutcome(extraction, [f for p in parts for f in p[1]], estimate), reused=reused)
+
+
+def _versions(documents: Sequence[LoadedDocument]) -> list[tuple[str, str]]:
+    return [(d.document.id, d.document.version) for d in documents]
 
 
 def _within_budget(estimate: LLMEstimate, limit: int) -> None:
-    """Log the estimate of LLM extraction; refuse it, before any call, when it is over ``ingest.max_llm_calls``."""
-    get_run_logger().info(
-        "LLM extraction: %d chunks, up to %d calls, about %d prompt tokens (%d chunks answered from the cache)",
-        estimate.items,
-        estimate.calls,
-        estimate.prompt_tokens,
-        estimate.cached,
-    )
+    """Announce the estimate of LLM extraction; refuse it, before any call, when it is over ``ingest.max_llm_calls``.
+
+    The estimate goes to the run's log (the Prefect UI) and to the terminal (stderr, above any progress bar), before
+    the first call.
+    """
+    line = estimate_line(estimate, limit)
+    get_run_logger().info(line)
+    tqdm.write(line, file=sys.stderr)
     if estimate.calls > limit:
         raise LLMBudgetError("LLM extraction", estimate, limit)
+
+
+def estimate_line(estimate: LLMEstimate, limit: int) -> str:
+    """The estimate of LLM extraction as one line for people."""
+    return (
+        f"LLM extraction estimate: {estimate.items} chunks, up to {estimate.calls} calls, about "
+        f"{estimate.prompt_tokens:,} prompt tokens ({estimate.cached} chunks answered from the cache; "
+        f"limit ingest.max_llm_calls={limit})"
+    )
 
 
 @task(name="prune", cache_policy=NO_CACHE, persist_result=False)
@@ -162,13 +271,24 @@ def prune_to_ontology(extraction: Extraction, config: IngestConfig) -> tuple[Ext
 
 @task(name="resolve", cache_policy=NO_CACHE, persist_result=False)
 def resolve_entities(
+    documents: list[LoadedDocument],
     extraction: Extraction,
     config: ResolutionConfig,
     store: KnowledgeStore,
     embedder: SentenceTransformersTextEmbedder,
+    *,
     llm: OpenAIChatClient | None,
-) -> Resolution:
-    """Merge duplicates against the batch and the stored entities; keep homonyms apart; list near misses."""
+    phase: Phase,
+) -> PhaseOutput[Resolution]:
+    """Merge duplicates against the batch and the stored entities; keep homonyms apart; list near misses.
+
+    The decisions are journaled for the batch: a run killed while writing resolves exactly as before when started
+    again, although part of the batch is already in the store.
+    """
+    key = phase.key("resolve", batch_subject(_versions(documents)))
+    stored = phase.journal.load(key)
+    if stored is not None:
+        return PhaseOutput(stored, reused=len(documents))
     resolver = EntityResolver(
         fuzzy_enabled=config.fuzzy.enabled,
         fuzzy_merge_threshold=config.fuzzy.merge_threshold,
@@ -179,7 +299,8 @@ def resolve_entities(
         llm_max_pairs=config.llm.max_pairs,
     )
     resolution: Resolution = resolver.run(extraction=extraction, known=store.graph.canonical_entities())["resolution"]
-    return resolution
+    phase.journal.save(key, resolution)
+    return PhaseOutput(resolution, reused=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,24 +311,61 @@ class EmbeddedPoints:
     entities: list[VectorPoint]
 
 
+# Chunks embedded between two journal saves: small enough to lose little to a kill, large enough to batch well.
+EMBED_SLICE = 512
+
+
 @task(name="embed", cache_policy=NO_CACHE, persist_result=False)
 def embed(
-    chunks: list[Chunk], entities: list[Entity], merged: set[str], embedder: SentenceTransformersTextEmbedder
-) -> EmbeddedPoints:
-    """Embed the searchable chunks and the entities that have no vectors yet (merged ones too, for an undo)."""
-    searchable = [c for c in chunks if c.searchable]
-    chunk_texts = [chunk_embedding_text(c) for c in searchable]
+    documents: list[LoadedDocument],
+    chunks: list[Chunk],
+    entities: list[Entity],
+    merged: set[str],
+    embedder: SentenceTransformersTextEmbedder,
+    *,
+    phase: Phase,
+) -> PhaseOutput[EmbeddedPoints]:
+    """Embed the searchable chunks and the entities that have no vectors yet (merged ones too, for an undo).
+
+    Chunk vectors are journaled per document, a slice of documents at a time, so a killed run keeps them.
+    """
+    keys = {d.document.id: _document_key(phase, "embed", d) for d in documents}
+    done: dict[str, list[VectorPoint]] = {
+        key.subject: value for key, value in phase.journal.load_many(list(keys.values())).items()
+    }
+    groups = _grouped([c for c in chunks if c.searchable])
+    todo = [d.document.id for d in documents if keys[d.document.id].subject not in done]
+    for slice_ids in _slices(todo, groups, EMBED_SLICE):
+        batch = [c for doc in slice_ids for c in groups.get(doc, [])]
+        texts = [chunk_embedding_text(c) for c in batch]
+        points = {
+            c.id: VectorPoint(c.id, vector, text, chunk_payload(c))
+            for c, vector, text in zip(batch, embedder.embed_batch(texts), texts, strict=True)
+        }
+        owned = {doc: [points[c.id] for c in groups.get(doc, [])] for doc in slice_ids}
+        phase.journal.save_many([(keys[doc], own) for doc, own in owned.items()])
+        done.update({keys[doc].subject: own for doc, own in owned.items()})
+    chunk_points = [p for d in documents for p in done[keys[d.document.id].subject]]
     entity_texts = [entity_embedding_text(e) for e in entities]
-    vectors = embedder.embed_batch(chunk_texts + entity_texts)
-    chunk_points = [
-        VectorPoint(c.id, vector, text, chunk_payload(c))
-        for c, vector, text in zip(searchable, vectors[: len(searchable)], chunk_texts, strict=True)
-    ]
     entity_points = [
         VectorPoint(e.id, vector, text, entity_payload(e, merged=e.id in merged))
-        for e, vector, text in zip(entities, vectors[len(searchable) :], entity_texts, strict=True)
+        for e, vector, text in zip(entities, embedder.embed_batch(entity_texts), entity_texts, strict=True)
     ]
-    return EmbeddedPoints(chunk_points, entity_points)
+    return PhaseOutput(EmbeddedPoints(chunk_points, entity_points), reused=len(documents) - len(todo))
+
+
+def _slices(document_ids: list[str], groups: dict[str, list[Chunk]], size: int) -> Iterator[list[str]]:
+    """Consecutive runs of whole documents holding about ``size`` chunks each."""
+    current: list[str] = []
+    count = 0
+    for doc in document_ids:
+        current.append(doc)
+        count += len(groups.get(doc, []))
+        if count >= size:
+            yield current
+            current, count = [], 0
+    if current:
+        yield current
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,13 +384,22 @@ def write_stores(
     resolution: Resolution,
     points: EmbeddedPoints,
     *,
-    run_id: str,
+    phase: Phase,
 ) -> WriteOutcome:
     """Write chunks, entities, mentions, relations and resolution decisions; commit each document last.
 
     The chunks of older versions are marked superseded, and what only they supported (relation support, entities)
-    leaves the current graph. Every write is an upsert keyed by id, so a run interrupted here can simply run again.
+    leaves the current graph. Every write is an upsert keyed by id and the retirement is idempotent, so a run
+    killed here writes the same again when started again; the documents' new versions are committed only at the
+    end, which is what makes the next run see them as unchanged. The entities the batch touched are recorded as
+    waiting for fresh community reports before the commit, so a kill after it still refreshes them.
     """
+    batch = batch_subject(_versions(documents))
+    run_key = phase.key("run-id", batch)
+    run_id = phase.journal.load(run_key)
+    if run_id is None:  # one id for the batch, however often it is resumed, so the merge log is written once
+        run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        phase.journal.save(run_key, run_id)
     extraction = resolution.extraction
     superseded = store.graph.write_chunks([d.document for d in documents], chunks)
     store.chunks.upsert(points.chunks)
@@ -242,12 +409,30 @@ def write_stores(
     store.graph.upsert_about(extraction.about)
     store.graph.upsert_relations(extraction.relations)
     store.graph.apply_resolution(resolution.decisions, resolution.candidates, run_id)
-    merged = [d.member_id for d in resolution.decisions if d.decision == MERGED]
-    store.entities.set_payload(merged, {STATUS_FIELD: MERGED_STATUS})
-    removed = store.retire_chunks(superseded)  # after the new version's links, so what it still supports stays
+    merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
+    store.entities.set_payload(sorted(merged), {STATUS_FIELD: MERGED_STATUS})
+    retirement = store.retire_chunks(superseded)  # after the new version's links, so what it still supports stays
+    named = {m.entity_id for m in (*extraction.mentions, *extraction.about)} | set(retirement.touched)
+    mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
     chunk_counts = Counter(c.document_id for c in chunks)
-    store.graph.commit_documents([(d.document, chunk_counts[d.document.id]) for d in documents])
-    return WriteOutcome(len(superseded), len(removed))
+    store.graph.commit_documents([(d.document, chunk_counts[d.document.id]) for d in documents], phase.config_hash)
+    phase.journal.forget([batch, *(document_subject(*v) for v in _versions(documents))])
+    return WriteOutcome(len(superseded), len(retirement.removed))
+
+
+COMMUNITIES_STALE = PhaseKey(GRAPH_SUBJECT, "communities-stale", "")
+
+
+def mark_communities_stale(journal: SqlitePhaseJournal, touched: set[str]) -> None:
+    """Record that the graph changed around ``touched`` entities: communities and their reports must be redone."""
+    before: frozenset[str] = journal.load(COMMUNITIES_STALE) or frozenset()
+    journal.save(COMMUNITIES_STALE, before | touched)
+
+
+def stale_communities(journal: SqlitePhaseJournal) -> frozenset[str] | None:
+    """The entities touched since communities were last refreshed, or None when they are up to date."""
+    touched: frozenset[str] | None = journal.load(COMMUNITIES_STALE)
+    return touched
 
 
 @task(name="communities", cache_policy=NO_CACHE, persist_result=False)
@@ -282,16 +467,23 @@ def write_reports(
     llm: OpenAIChatClient | None,
     embedder: SentenceTransformersTextEmbedder,
     *,
+    touched: frozenset[str] = frozenset(),
     progress: bool = False,
 ) -> ReportOutcome:
     """Report on every community, embed the reports, and store the hierarchy in place of the previous one.
 
-    A community whose members did not change keeps its stored report (no LLM call, no new sentence picking).
+    A community whose members did not change and none of whose members' text changed (``touched``) keeps its
+    stored report: no LLM call, no new sentence picking. Finishing clears the journal's stale mark.
     """
     previous = {c.id: c for c in store.graph.communities()}
     wanted_method = "llm" if llm is not None else "extractive"
     reused = {
-        c.id for c in communities if (old := previous.get(c.id)) and old.report and old.report.method == wanted_method
+        c.id
+        for c in communities
+        if (old := previous.get(c.id))
+        and old.report
+        and old.report.method == wanted_method
+        and touched.isdisjoint(c.entity_ids)
     }
     todo = [c for c in communities if c.id not in reused]
     fallbacks = 0
@@ -317,4 +509,6 @@ def write_reports(
     )
     store.communities.delete(sorted(set(previous) - {c.id for c in final}))
     store.graph.replace_communities(final)
+    if store.journal is not None:
+        store.journal.forget([GRAPH_SUBJECT], COMMUNITIES_STALE.phase)
     return ReportOutcome(dict(Counter(c.report.method for c in final if c.report)), len(reused), fallbacks)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from agrag.components.chunkers.fixed_size_chunker import FixedSizeChunker
 from agrag.components.chunkers.sentence_chunker import SentenceChunker
 from agrag.components.chunkers.structural_chunker import StructuralChunker
 from agrag.components.data_models.ontology import Ontology, RelationPattern
+from agrag.components.data_models.phase_key import config_hash
 from agrag.components.errors import LLMNotConfiguredError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.llm.sqlite_llm_cache import SqliteLLMCache
 from agrag.pipelines.config_models import (
+    AgragConfig,
     ChunkerConfig,
     CommunityConfig,
     FixedChunkerConfig,
@@ -77,3 +81,30 @@ def check_llm_needs(config: IngestConfig, llm: OpenAIChatClient | None) -> None:
         raise LLMNotConfiguredError("ingest.resolution.llm.enabled=true")
     if config.communities.enabled:
         reports_use_llm(config.communities, llm)
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseHashes:
+    """The configuration hash of each resumable phase: a phase's journaled output is reused only under its hash.
+
+    Each hash covers the settings of its phase and of every phase before it.
+    """
+
+    chunk: str
+    extract: str
+    resolve: str
+    embed: str
+
+
+def phase_hashes(config: AgragConfig, llm_model: str | None) -> PhaseHashes:
+    """Hash the settings each phase's output depends on (the LLM model counts for LLM extraction only)."""
+    ingest = config.ingest
+    chunk = config_hash(ingest.chunker.model_dump_json())
+    extractor_model = llm_model if isinstance(ingest.extractor, LLMExtractorConfig) else ""
+    extract = config_hash(
+        chunk, ingest.extractor.model_dump_json(), ingest.ontology.model_dump_json(), extractor_model or ""
+    )
+    resolve_model = llm_model if ingest.resolution.llm.enabled else ""
+    resolve = config_hash(extract, ingest.resolution.model_dump_json(), config.embedder.model, resolve_model or "")
+    embed = config_hash(chunk, config.embedder.model)
+    return PhaseHashes(chunk=chunk, extract=extract, resolve=resolve, embed=embed)

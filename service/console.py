@@ -147,6 +147,28 @@ def pruned_table(pruned: PrunedReport) -> Table:
     return table
 
 
+def _print_run_notes(console: Console, report: IngestReport) -> None:
+    """What was resumed from an interrupted run, and what the LLM was estimated to cost and did cost."""
+    if report.other_settings:
+        console.print(
+            f"[yellow]{len(report.other_settings)} unchanged files were ingested with other settings[/yellow] "
+            "(chunker, extractor, ontology or resolution) and were skipped; they keep what those settings made of "
+            f"them (first: {escape(report.other_settings[0])}). To rebuild everything with the new settings, "
+            "ingest into a new AGRAG_DATA_DIR."
+        )
+    if report.documents_resumed:
+        resumed = ", ".join(f"{phase} {count}" for phase, count in report.documents_resumed.items())
+        console.print(f"Resumed an interrupted run: documents whose work was already done, by phase: {resumed}")
+    if report.llm_estimate is not None:
+        e = report.llm_estimate
+        console.print(
+            f"LLM extraction estimate: {e.items} chunks, up to {e.calls} calls, about {e.prompt_tokens:,} prompt "
+            f"tokens ({e.cached} chunks answered from the cache)"
+        )
+    if report.llm_calls or report.llm_cache_hits:
+        console.print(f"LLM: {report.llm_calls} calls, {report.llm_cache_hits} answered from the cache")
+
+
 def print_ingest_report(console: Console, report: IngestReport) -> None:
     """The summary printed at the end of ``agrag ingest``: counts and time per stage, pruned, failures, totals."""
     console.print(
@@ -164,8 +186,7 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
     for stage, seconds in report.stage_seconds.items():
         stages.add_row(stage, escape(counts.get(stage, "")), f"{seconds:.2f}")
     console.print(stages)
-    if report.llm_calls or report.llm_cache_hits:
-        console.print(f"LLM: {report.llm_calls} calls, {report.llm_cache_hits} answered from the cache")
+    _print_run_notes(console, report)
     if report.documents_ingested:
         if report.pruned.empty:
             console.print("pruned: nothing (every entity label and relation pattern is in the ontology)")

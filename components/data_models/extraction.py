@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agrag.components.data_models.entity import Entity
@@ -39,3 +40,19 @@ class ChunkFailure:
 
     chunk_id: str
     reason: str
+
+
+def concat_extractions(parts: Iterable[Extraction]) -> Extraction:
+    """One extraction of several, in order (as if one extractor had run over all their chunks)."""
+    entities: list[Entity] = []
+    mentions: list[Mention] = []
+    relations: list[Relation] = []
+    about: list[Mention] = []
+    unlisted: list[tuple[str, str]] = []
+    for part in parts:
+        entities += part.entities
+        mentions += part.mentions
+        relations += part.relations
+        about += part.about
+        unlisted += part.unlisted
+    return Extraction(tuple(entities), tuple(mentions), tuple(relations), tuple(about), tuple(dict.fromkeys(unlisted)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,38 +177,43 @@ class LLMEntityExtractor:
     @component.output_types(extraction=Extraction, failures=list[ChunkFailure])
     def run(self, chunks: list[Chunk]) -> dict[str, Any]:
         """Extract from a batch of chunks; ``failures`` lists the chunks the LLM could not answer for."""
-        sent = [chunk for chunk in chunks if chunk.searchable]
         results: dict[str, _ChunkResult] = {}
+        for chunk_id, result in self._results(chunks):
+            results[chunk_id] = result
+        extraction, failures = _assemble(chunks, results)
+        return {"extraction": extraction, "failures": failures}
+
+    def run_by_document(self, chunks: list[Chunk]) -> Iterator[tuple[str, Extraction, list[ChunkFailure]]]:
+        """Extract like ``run``, yielding each document's extraction as soon as all its chunks are answered.
+
+        The chunks of all documents are in flight together (``concurrency``), so a caller can store each
+        document's result as it comes and lose at most the unfinished documents when the process dies.
+        """
+        by_document: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            by_document.setdefault(chunk.document_id, []).append(chunk)
+        waiting = {doc: sum(c.searchable for c in group) for doc, group in by_document.items()}
+        results: dict[str, _ChunkResult] = {}
+        for doc, count in waiting.items():
+            if count == 0:  # nothing to send: its topic links only
+                yield (doc, *_assemble(by_document[doc], results))
+        owner = {c.id: c.document_id for c in chunks}
+        for chunk_id, result in self._results(chunks):
+            results[chunk_id] = result
+            doc = owner[chunk_id]
+            waiting[doc] -= 1
+            if waiting[doc] == 0:
+                yield (doc, *_assemble(by_document[doc], results))
+
+    def _results(self, chunks: list[Chunk]) -> Iterator[tuple[str, _ChunkResult]]:
+        """Each searchable chunk's result, in the order they finish."""
+        sent = [chunk for chunk in chunks if chunk.searchable]
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             futures = {pool.submit(self._extract, chunk): chunk.id for chunk in sent}
             for future in as_completed(futures):
-                results[futures[future]] = future.result()
+                yield futures[future], future.result()
                 if self.progress is not None:
                     self.progress(1)
-        entities: list[Entity] = []
-        mentions: list[Mention] = []
-        relations: list[Relation] = []
-        about: list[Mention] = []
-        unlisted: list[tuple[str, str]] = []
-        failures: list[ChunkFailure] = []
-        for chunk in chunks:
-            topics, links = topic_links(chunk)
-            entities.extend(topics)
-            about.extend(links)
-            result = results.get(chunk.id)
-            if result is None:
-                continue
-            if result.extraction is not None:
-                entities.extend(result.extraction.entities)
-                mentions.extend(result.extraction.mentions)
-                relations.extend(result.extraction.relations)
-                unlisted.extend(result.extraction.unlisted)
-            if result.failure is not None:
-                failures.append(result.failure)
-        extraction = Extraction(
-            tuple(entities), tuple(mentions), tuple(relations), tuple(about), tuple(dict.fromkeys(unlisted))
-        )
-        return {"extraction": extraction, "failures": failures}
 
     def estimate(self, chunks: list[Chunk]) -> LLMEstimate:
         """The most calls and about how many prompt tokens ``run`` would send for ``chunks``, before any call.
@@ -264,3 +269,31 @@ class LLMEntityExtractor:
             return answer, parse_json_object(answer)
         except LLMError as exc:
             raise LLMError(f"The answer was not valid JSON, even when asked again: {exc}") from exc
+
+
+def _assemble(chunks: list[Chunk], results: dict[str, _ChunkResult]) -> tuple[Extraction, list[ChunkFailure]]:
+    """One extraction of ``chunks`` in their order: topic links, then what the LLM found in each."""
+    entities: list[Entity] = []
+    mentions: list[Mention] = []
+    relations: list[Relation] = []
+    about: list[Mention] = []
+    unlisted: list[tuple[str, str]] = []
+    failures: list[ChunkFailure] = []
+    for chunk in chunks:
+        topics, links = topic_links(chunk)
+        entities.extend(topics)
+        about.extend(links)
+        result = results.get(chunk.id)
+        if result is None:
+            continue
+        if result.extraction is not None:
+            entities.extend(result.extraction.entities)
+            mentions.extend(result.extraction.mentions)
+            relations.extend(result.extraction.relations)
+            unlisted.extend(result.extraction.unlisted)
+        if result.failure is not None:
+            failures.append(result.failure)
+    extraction = Extraction(
+        tuple(entities), tuple(mentions), tuple(relations), tuple(about), tuple(dict.fromkeys(unlisted))
+    )
+    return extraction, failures

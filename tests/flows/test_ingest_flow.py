@@ -7,8 +7,10 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.document import content_version, document_id_for
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import ConfigError
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.flows import ingest_tasks
 from agrag.flows.ingest_flow import ingest_flow
+from agrag.flows.ingest_tasks import Phase
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
@@ -83,13 +85,23 @@ def test_a_bad_override_stops_before_any_store_is_touched(prefect_harness: None,
     assert not data_dir.exists()
 
 
-def test_task_logic_runs_without_prefect(corpus: Path) -> None:
+def test_task_logic_runs_without_prefect(corpus: Path, tmp_path: Path) -> None:
     config = load_config()
+    journal = SqlitePhaseJournal(tmp_path / "phases.sqlite")
     documents, failures = ingest_tasks.load_documents.fn(str(corpus), config.ingest)
-    chunks = ingest_tasks.chunk_documents.fn(documents, config.ingest)
-    raw, chunk_failures = ingest_tasks.extract_entities.fn(chunks, config.ingest, None, False)
+    chunked = ingest_tasks.chunk_documents.fn(documents, config.ingest, Phase(journal, "h1"))
+    chunks = chunked.value
+    extracted = ingest_tasks.extract_entities.fn(
+        documents, chunks, config.ingest, None, phase=Phase(journal, "h2"), progress=False
+    )
+    raw, chunk_failures = extracted.value.extraction, extracted.value.failures
     kept, pruned = ingest_tasks.prune_to_ontology.fn(raw, config.ingest)
     assert failures == [] and chunk_failures == [] and len(documents) == 9
+    assert chunked.reused == 0 and extracted.reused == 0
+    again = ingest_tasks.chunk_documents.fn(documents, config.ingest, Phase(journal, "h1"))
+    assert again.reused == 9 and again.value == chunks, "a second run reads the journaled chunks back"
+    other = ingest_tasks.chunk_documents.fn(documents, config.ingest, Phase(journal, "other-config"))
+    assert other.reused == 0, "another configuration hash never reuses them"
     assert pruned.empty and pruned.entities_kept > 20
     extraction = kept
     names = {e.name for e in extraction.entities}

@@ -6,6 +6,7 @@ can count calls and check prompts.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -23,7 +24,15 @@ class ScriptedLLM:
 
     base_url: str
     requests: list[dict[str, Any]] = field(default_factory=list)
+    answered: list[dict[str, Any]] = field(default_factory=list)
     failures_left: int = 0
+    hold_after: int | None = None
+    held: int = 0
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def hold_after_answers(self, count: int) -> None:
+        """Answer ``count`` more requests, then hold every later one unanswered until ``release`` is set."""
+        self.hold_after = len(self.answered) + count
 
     @property
     def prompts(self) -> list[str]:
@@ -54,11 +63,21 @@ def scripted_llm(script: Script, *, fail_first: int = 0) -> Iterator[ScriptedLLM
                     self._send(500, {"error": {"message": "scripted failure", "type": "server_error"}})
                     return
                 state.requests.append(body)
+                holding = state.hold_after is not None and len(state.answered) >= state.hold_after
+                if holding:
+                    state.held += 1
+            if holding:  # the client sent it and waits: a kill now catches the request in flight
+                state.release.wait()
+                with contextlib.suppress(OSError):
+                    self._send(503, {"error": {"message": "released unanswered", "type": "server_error"}})
+                return
             try:
                 answer = script(body["messages"])
             except Exception as exc:  # a broken script answers 400, so the test sees the client's error
                 self._send(400, {"error": {"message": f"script failed: {exc}", "type": "invalid_request_error"}})
                 return
+            with lock:
+                state.answered.append(body)
             self._send(
                 200,
                 {
@@ -88,5 +107,6 @@ def scripted_llm(script: Script, *, fail_first: int = 0) -> Iterator[ScriptedLLM
     try:
         yield state
     finally:
+        state.release.set()
         server.shutdown()
         server.server_close()
