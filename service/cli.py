@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from agrag.service.runtime_env import apply_offline_defaults, quiet_prefect_run_loggers
+from agrag.service.runtime_env import apply_offline_defaults, log_served_runs_at_info, quiet_prefect_run_loggers
 
 T = TypeVar("T")
 
@@ -174,6 +174,51 @@ def delete(
         f"Deleted {report.document_id}: {report.chunks_retired} chunks retired (still readable by id), "
         f"{report.entities_removed} entities no other document supports removed, {report.communities} communities now."
     )
+
+
+@app.command("serve-ingest")
+def serve_ingest(
+    name: Annotated[
+        str, typer.Option("--name", help="The deployment's name; runs start as 'agrag-ingest/NAME'.")
+    ] = "agrag-ingest",
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="Runs that may execute at once; more wait their turn. Runs into the same data dir cannot overlap.",
+        ),
+    ] = 1,
+) -> None:
+    """Serve ingestion as a Prefect deployment: start runs (folder, overrides) from the Prefect UI. Needs a server."""
+    log_served_runs_at_info()  # before Prefect is imported: it reads its settings once, and runs inherit them
+    from agrag.components.errors import AgragError
+
+    try:
+        from agrag.flows import ingest_deployment as deployment
+        from agrag.pipelines.settings import load_agrag_settings
+
+        deployment.check_deployment_name(name)
+        data_dir = load_agrag_settings().data_dir
+        api_url = deployment.prefect_api_url()
+    except AgragError as exc:
+        _fail(exc)
+        return
+    ui_url = deployment.prefect_ui_url()
+    full_name = deployment.deployment_full_name(name)
+    lines = [
+        f"Serving ingestion as the Prefect deployment {full_name}",
+        f"  Prefect API: {api_url}",
+        *([f"  Prefect UI:  {ui_url}  (Deployments → {full_name} → Run → Custom run)"] if ui_url else []),
+        f"  Runs write into {data_dir.resolve()} unless a run sets data_dir",
+        f"  A relative folder is read from {Path.cwd()}",
+        "Start a run from a shell:",
+        f"  {deployment.example_run_command(name)}",
+        "Press Ctrl+C to stop serving.",
+    ]
+    # The example command holds a JSON list, which rich would read as markup.
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    deployment.serve_ingest(data_dir, name, limit=limit)
 
 
 merges = typer.Typer(

@@ -21,11 +21,25 @@ OFFLINE_DEFAULTS = {
 }
 
 
+_DEFAULTED: set[str] = set()
+
+
 def apply_offline_defaults() -> None:
     """Set each default unless the user already set that variable: agrag never phones home and needs no hub."""
     for key, value in OFFLINE_DEFAULTS.items():
-        os.environ.setdefault(key, value)
+        if key not in os.environ:
+            os.environ[key] = value
+            _DEFAULTED.add(key)
     ensure_prefect_home()
+
+
+def log_served_runs_at_info() -> None:
+    """Served runs log at INFO (unless the user chose a level), so the Prefect UI shows each phase's messages.
+
+    The CLI's own runs stay at WARNING: it prints its summary itself.
+    """
+    if "PREFECT_LOGGING_LEVEL" in _DEFAULTED:
+        os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"
 
 
 def ensure_prefect_home() -> None:
