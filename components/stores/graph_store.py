@@ -95,6 +95,10 @@ class GraphStore(Protocol):
         """Take what only these superseded or deleted chunks supported out of the graph (idempotent)."""
         ...
 
+    def document_chunk_ids(self, document_id: str, version: str | None = None) -> list[str]:
+        """The ids of a document's chunks, of every version or of one, in document order."""
+        ...
+
     def delete_document(self, document_id: str) -> list[str]:
         """Mark a document deleted; return every chunk id of it, to retire."""
         ...

@@ -234,4 +234,7 @@ STILL_NAMED = (
 DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
 # Every chunk of the document, current or not, so a delete killed half-way completes when run again.
 CHUNKS_OF_DELETED_DOCUMENT = "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) SET c.current = false RETURN c.id"
+CHUNK_IDS_OF_DOCUMENT = (
+    "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) RETURN c.id, c.document_version, c.ord ORDER BY c.ord"
+)
 MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 RETURN d.id"

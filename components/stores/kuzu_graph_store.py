@@ -287,6 +287,11 @@ class KuzuGraphStore:
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
         return Retirement(tuple(touched), tuple(orphans))
 
+    def document_chunk_ids(self, document_id: str, version: str | None = None) -> list[str]:
+        """The ids of a document's chunks, of every version or of one, in document order."""
+        rows = self._run(cy.CHUNK_IDS_OF_DOCUMENT, {"id": document_id})
+        return [chunk_id for chunk_id, chunk_version, _ in rows if version is None or chunk_version == version]
+
     def delete_document(self, document_id: str) -> list[str]:
         """Mark a document deleted and its chunks no longer current; return every chunk id of it, to retire.
 

@@ -52,7 +52,7 @@ def test_an_update_refreshes_only_what_the_changed_file_touched(
         ingest_into(str(folder), config, store, embedder, llm=llm)
         visitor = next(e for e in store.graph.canonical_entities() if e.name == synthetic_corpus.VISITOR)
         (old_version,) = store.graph.document_versions([doc]).values()
-        old_chunks = [c for c in _chunk_ids(store) if c.startswith(f"{doc}.{old_version}.")]
+        old_chunks = store.graph.document_chunk_ids(doc, old_version)
         before = {c.id: c for c in store.graph.communities()}
         touched = _entities_of(store, doc)
 
@@ -66,7 +66,8 @@ def test_an_update_refreshes_only_what_the_changed_file_touched(
     assert [c.id for c in resolved] == old_chunks and not any(c.current for c in resolved), "old ids say superseded"
     (new_version,) = store.graph.document_versions([doc]).values()
     assert new_version != old_version
-    assert all(c.current for c in store.graph.get_chunks([c for c in _chunk_ids(store) if new_version in c]))
+    new_chunks = store.graph.get_chunks(store.graph.document_chunk_ids(doc, new_version))
+    assert new_chunks and all(c.current for c in new_chunks)
     assert visitor.id not in {e.id for e in store.graph.canonical_entities()}, "only the removed text named her"
     assert store.entities.existing_ids([visitor.id]) == set()
     after = store.graph.communities()
@@ -93,12 +94,7 @@ def test_a_delete_killed_half_way_completes_when_run_again(
     assert only_vendors not in {e.id for e in store.graph.canonical_entities()}
     assert store.entities.existing_ids([only_vendors]) == set()
     assert all(only_vendors not in c.entity_ids for c in store.graph.communities())
-    assert all(not c.current for c in store.graph.get_chunks(_chunk_ids(store, vendors)))
-
-
-def _chunk_ids(store: KnowledgeStore, document_id: str | None = None) -> list[str]:
-    rows = store.graph._run("MATCH (c:Chunk) RETURN c.id ORDER BY c.id")  # type: ignore[attr-defined]
-    return [r[0] for r in rows if document_id is None or r[0].startswith(f"{document_id}.")]
+    assert all(not c.current for c in store.graph.get_chunks(store.graph.document_chunk_ids(vendors)))
 
 
 def test_unchanged_files_ingested_with_other_settings_are_named(

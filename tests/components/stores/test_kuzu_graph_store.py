@@ -132,6 +132,9 @@ def test_a_new_version_supersedes_the_old_chunks(graph: KuzuGraphStore) -> None:
     assert graph.get_chunks([old[0].id]) == [replace(old[0], current=False)], "old chunks stay readable, superseded"
     again = graph.write_chunks([new_doc], chunks_of(new_doc, ["Maria Chen rewrote it."]))
     assert sorted(again) == sorted(superseded), "a write run again still names every older chunk, to retire"
+    assert graph.document_chunk_ids("d1", "v1") == [c.id for c in old]
+    assert sorted(graph.document_chunk_ids("d1")) == sorted([*superseded, *graph.document_chunk_ids("d1", "v2")])
+    assert graph.document_chunk_ids("d9") == []
 
 
 def test_info_records_facts_about_the_data_dir(graph: KuzuGraphStore) -> None:
