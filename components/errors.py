@@ -98,6 +98,19 @@ class AllRetrievalMethodsFailedError(RetrievalError):
         super().__init__(f"Every retrieval method failed ({detail}). Check that `agrag ingest` ran on this data dir.")
 
 
+class Text2CypherError(RetrievalError):
+    """The text2cypher method got no query that runs from the LLM, even after one repair."""
+
+    def __init__(self, question: str, query: str, reason: str) -> None:
+        self.question = question
+        self.query = query
+        self.reason = reason
+        super().__init__(
+            f"text2cypher could not answer {question!r}: the LLM's query failed twice ({reason}). Last query: "
+            f"{query[:300]!r}. Use a model that writes Cypher (AGRAG_LLM_MODEL), or a recipe without text2cypher."
+        )
+
+
 class EvidenceError(AgragError):
     """An evidence id or an evidence call is not valid."""
 

@@ -1,35 +1,92 @@
-"""Builds the Haystack pipeline of a recipe: embed the query, run the methods concurrently, fuse, cut."""
+"""Builds the Haystack pipeline of a recipe from its fields; the components hold the algorithms.
+
+Shape: the query embedder feeds every method; the methods run at the same time; ``fusion`` (RRF) merges them; the
+optional graph walk (``bfs``) starts from the fused entity hits; the optional community expansion starts from the
+entities found so far; ``final_fusion`` merges every list (methods, walk, reports) once; the optional re-rank
+re-orders; ``cut`` keeps ``limit`` results.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from haystack import Pipeline
 
 from agrag.components.cutters.limit_cutter import LimitCutter
+from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import ConfigError
+from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
+from agrag.components.expanders.graph_community_expander import GraphCommunityExpander
 from agrag.components.joiners.rrf_joiner import RRFJoiner
+from agrag.components.llm.openai_chat_client import OpenAIChatClient
+from agrag.components.retrievers.llm_text2cypher_retriever import LLMText2CypherRetriever
 from agrag.components.retrievers.page_rank_chunk_retriever import PageRankChunkRetriever
 from agrag.components.retrievers.qdrant_chunk_retriever import QdrantChunkRetriever
+from agrag.components.retrievers.qdrant_community_retriever import QdrantCommunityRetriever
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.pipelines.config_models import RecipeConfig, RetrievalMethod
+from agrag.pipelines.config_models import RecipeConfig, Reranker, RetrievalMethod
 from agrag.pipelines.settings import RetrievalSettings
 
 EMBEDDER = "query_embedder"
 FUSION = "fusion"
+WALK = "bfs"
+WALK_FUSION = "walk_fusion"
+EXPAND = "community_expand"
+FINAL_FUSION = "final_fusion"
+RERANK = "rerank"
 CUT = "cut"
+STEPS = (WALK, EXPAND, RERANK)
 
-MethodFactory = Callable[[KnowledgeStore, int, RetrievalSettings], Any]  # returns a Haystack component
+# Methods that take ``filters`` (text2cypher and ppr have no store query a filter could narrow).
+FILTERED = {RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY}
 
-METHODS: dict[RetrievalMethod, MethodFactory] = {
-    RetrievalMethod.ENTITY: lambda store, top_k, _: QdrantEntityRetriever(store.entities, top_k=top_k),
-    RetrievalMethod.CHUNK: lambda store, top_k, _: QdrantChunkRetriever(store.chunks, top_k=top_k),
-    RetrievalMethod.PPR: lambda store, top_k, settings: PageRankChunkRetriever(
-        store.graph, store.chunks, top_k=top_k, damping=settings.ppr_damping, temperature=settings.ppr_temperature
-    ),
-}
+
+def _method(
+    method: RetrievalMethod,
+    store: KnowledgeStore,
+    top_k: int,
+    settings: RetrievalSettings,
+    llm: OpenAIChatClient | None,
+) -> Any:
+    graph = store.graph
+    if method is RetrievalMethod.ENTITY:
+        return QdrantEntityRetriever(store.entities, top_k=top_k, ids_of_documents=graph.entity_ids_of_documents)
+    if method is RetrievalMethod.CHUNK:
+        return QdrantChunkRetriever(store.chunks, top_k=top_k, graph=graph)
+    if method is RetrievalMethod.COMMUNITY:
+        return QdrantCommunityRetriever(
+            store.communities, top_k=top_k, ids_of_documents=graph.community_ids_of_documents
+        )
+    if method is RetrievalMethod.TEXT2CYPHER:
+        return LLMText2CypherRetriever(graph, llm, top_k=top_k)
+    return PageRankChunkRetriever(
+        graph, store.chunks, top_k=top_k, damping=settings.ppr_damping, temperature=settings.ppr_temperature
+    )
+
+
+def _reranker(recipe: RecipeConfig, store: KnowledgeStore, settings: RetrievalSettings) -> Any:
+    # Imported here: the cross-encoder pulls in sentence-transformers' model code, which most recipes never need.
+    if recipe.reranker is Reranker.NODE_DISTANCE:
+        from agrag.components.rerankers.node_distance_reranker import NodeDistanceReranker  # noqa: PLC0415
+
+        return NodeDistanceReranker(store.graph)
+    from agrag.components.rerankers.cross_encoder_reranker import CrossEncoderReranker  # noqa: PLC0415
+
+    if settings.cross_encoder_model is None:
+        raise ConfigError(
+            f"Recipe {recipe.name!r} re-ranks with a cross-encoder, but RETRIEVAL_CROSS_ENCODER_MODEL is not set. "
+            "Set it to the folder of a sentence-transformers cross-encoder, or use a recipe without "
+            "reranker: cross_encoder."
+        )
+    min_score = recipe.min_score if recipe.min_score is not None else settings.reranker_min_score
+    return CrossEncoderReranker(
+        str(settings.cross_encoder_model),
+        limit=recipe.limit,
+        community_slots=recipe.community_top_k,
+        min_score=min_score,
+    )
 
 
 def build_search_pipeline(
@@ -37,27 +94,61 @@ def build_search_pipeline(
     store: KnowledgeStore,
     embedder: SentenceTransformersTextEmbedder,
     settings: RetrievalSettings,
+    llm: OpenAIChatClient | None = None,
 ) -> Pipeline:
-    """Build the pipeline for ``recipe``; its components are named after the methods (``entity``, ``chunk``).
+    """Build the pipeline for ``recipe``; components are named after the methods and the steps.
 
-    Every method component takes ``query`` and gets the query embedding from ``query_embedder``; run it with
-    ``Pipeline.run_async`` so the methods run at the same time.
+    Run it with ``Pipeline.run_async`` so the methods run at the same time.
+
+    Raises:
+        ConfigError: the recipe needs something the settings do not give (a cross-encoder model).
     """
     pipeline = Pipeline()
     pipeline.add_component(EMBEDDER, SentenceTransformersTextEmbedder(embedder.model, embedder.device))
     pipeline.add_component(FUSION, RRFJoiner(k=settings.rrf_k))
+    pipeline.add_component(FINAL_FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(CUT, LimitCutter(limit=recipe.limit))
     for method in recipe.methods:
-        pipeline.add_component(method.value, METHODS[method](store, recipe.limit, settings))
+        pipeline.add_component(method.value, _method(method, store, recipe.limit, settings, llm))
         pipeline.connect(f"{EMBEDDER}.embedding", f"{method.value}.query_embedding")
         pipeline.connect(f"{method.value}.results", f"{FUSION}.results")
-    pipeline.connect(f"{FUSION}.results", f"{CUT}.results")
+        pipeline.connect(f"{method.value}.results", f"{FINAL_FUSION}.results")
+    found = f"{FUSION}.results"
+    if recipe.bfs:
+        depth = recipe.bfs_depth or settings.traversal_depth
+        walk = GraphBfsExpander(store.graph, depth=depth, per_hop=settings.traversal_per_hop, limit=recipe.limit)
+        pipeline.add_component(WALK, walk)
+        pipeline.connect(found, f"{WALK}.results")
+        pipeline.connect(f"{WALK}.results", f"{FINAL_FUSION}.results")
+        if recipe.community_expand:  # the reports around the neighbours too
+            pipeline.add_component(WALK_FUSION, RRFJoiner(k=settings.rrf_k))
+            pipeline.connect(found, f"{WALK_FUSION}.results")
+            pipeline.connect(f"{WALK}.results", f"{WALK_FUSION}.results")
+            found = f"{WALK_FUSION}.results"
+    if recipe.community_expand:
+        pipeline.add_component(EXPAND, GraphCommunityExpander(store.graph, top_k=recipe.community_top_k))
+        pipeline.connect(found, f"{EXPAND}.results")
+        pipeline.connect(f"{EXPAND}.results", f"{FINAL_FUSION}.results")
+    last = f"{FINAL_FUSION}.results"
+    if recipe.reranker is not None:
+        pipeline.add_component(RERANK, _reranker(recipe, store, settings))
+        pipeline.connect(last, f"{RERANK}.results")
+        last = f"{RERANK}.results"
+    pipeline.connect(last, f"{CUT}.results")
     return pipeline
 
 
-def pipeline_inputs(recipe: RecipeConfig, query: str) -> dict[str, dict[str, object]]:
+def pipeline_inputs(
+    recipe: RecipeConfig, query: str, filters: SearchFilters | None = None
+) -> dict[str, dict[str, Any]]:
     """The ``data`` argument of ``run_async`` for one query."""
-    data: dict[str, dict[str, object]] = {EMBEDDER: {"text": query}}
+    data: dict[str, dict[str, Any]] = {EMBEDDER: {"text": query}}
     for method in recipe.methods:
         data[method.value] = {"query": query}
+        if method in FILTERED and filters is not None:
+            data[method.value]["filters"] = filters
+    if recipe.bfs and filters is not None and filters.relation_types:
+        data[WALK] = {"relation_types": list(filters.relation_types)}
+    if recipe.reranker is Reranker.CROSS_ENCODER:
+        data[RERANK] = {"query": query}
     return data

@@ -61,6 +61,14 @@ class RetrievalSettings(BaseSettings):
     ppr_temperature: float = Field(
         0.1, gt=0, description="The ppr method: lower values let query similarity outweigh the walk more."
     )
+    traversal_depth: int = Field(2, ge=1, le=5, description="Hops of a recipe's graph walk when bfs_depth is unset.")
+    traversal_per_hop: int = Field(20, ge=1, description="The most relations a graph walk follows per hop.")
+    reranker_min_score: float | None = Field(
+        None, description="Drop results a reranker scores below this, when a recipe sets no min_score."
+    )
+    cross_encoder_model: Path | None = Field(
+        None, description="Folder of a sentence-transformers cross-encoder, for reranker: cross_encoder."
+    )
 
 
 class EvalSettings(BaseSettings):

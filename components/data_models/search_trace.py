@@ -17,6 +17,7 @@ class SearchTrace(Immutable):
         recipe: The recipe's name.
         methods: One status per method, in recipe order.
         fused: How many distinct items fusion received from all methods together.
+        steps: One status per step that ran after fusion (bfs, community_expand, rerank), in order.
         returned: How many results the cut kept.
         elapsed_ms: Wall time of the whole search.
     """
@@ -27,6 +28,7 @@ class SearchTrace(Immutable):
     fused: int
     returned: int
     elapsed_ms: float
+    steps: tuple[MethodStatus, ...] = ()
 
     @property
     def failures(self) -> dict[str, str]:

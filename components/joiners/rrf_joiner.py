@@ -3,11 +3,12 @@
 # No `from __future__ import annotations` here: Haystack reads the Variadic marker from the live annotation.
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from haystack import component
 from haystack.core.component.types import Variadic
 
-from agrag.components.data_models.search_result import SearchItem, SearchResult
+from agrag.components.data_models.search_result import SearchResult
 
 
 def reciprocal_rank_fusion(lists: Iterable[Iterable[SearchResult]], k: int = 60) -> list[SearchResult]:
@@ -21,7 +22,7 @@ def reciprocal_rank_fusion(lists: Iterable[Iterable[SearchResult]], k: int = 60)
     if k < 1:
         raise ValueError(f"RRF k must be at least 1, got {k}.")
     ranks: dict[tuple[str, str], dict[str, int]] = {}
-    items: dict[tuple[str, str], SearchItem] = {}
+    firsts: dict[tuple[str, str], SearchResult] = {}
     for results in lists:
         next_rank: dict[str, int] = {}
         seen: set[tuple[str, tuple[str, str]]] = set()
@@ -33,12 +34,14 @@ def reciprocal_rank_fusion(lists: Iterable[Iterable[SearchResult]], k: int = 60)
             next_rank[result.method] = rank
             by_method = ranks.setdefault(result.key, {})
             by_method[result.method] = min(rank, by_method.get(result.method, rank))
-            items.setdefault(result.key, result.item)
+            firsts.setdefault(result.key, result)
     fused = []
     for key, by_method in ranks.items():
         methods = tuple(sorted(by_method, key=lambda m: (by_method[m], m)))
         score = sum(1.0 / (k + r) for r in by_method.values())
-        fused.append((score, by_method[methods[0]], key, SearchResult(items[key], score, methods[0], methods)))
+        fused.append(
+            (score, by_method[methods[0]], key, replace(firsts[key], score=score, method=methods[0], methods=methods))
+        )
     fused.sort(key=lambda row: (-row[0], row[1], row[2]))
     return [row[3] for row in fused]
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from haystack import component
 
+from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
+from agrag.components.retrievers.filter_conditions import payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
+from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorStore
+from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorCollection, VectorStore
 
 CURRENT_ONLY = PayloadFilter(((STATUS_FIELD, CURRENT),))
 
@@ -27,13 +31,19 @@ class QdrantChunkRetriever:
         ```
     """
 
-    def __init__(self, store: VectorStore, top_k: int = 10, method: str = "chunk") -> None:
+    def __init__(
+        self, store: VectorStore, top_k: int = 10, method: str = "chunk", graph: GraphStore | None = None
+    ) -> None:
+        """Search ``store`` (the chunks collection); with ``graph``, each child chunk comes with its parent."""
         self.store = store
         self.top_k = top_k
         self.method = method
+        self.graph = graph
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, query: str, query_embedding: Embedding, top_k: int | None = None) -> dict[str, object]:
+    def run(
+        self, query: str, query_embedding: Embedding, top_k: int | None = None, filters: SearchFilters | None = None
+    ) -> dict[str, object]:
         """Search chunks for ``query``.
 
         Returns:
@@ -42,7 +52,19 @@ class QdrantChunkRetriever:
         limit = top_k or self.top_k
 
         def search() -> list[SearchResult]:
-            hits = self.store.query(query_embedding.values, query, limit, CURRENT_ONLY)
-            return [SearchResult(chunk_from_payload(h), h.score, self.method, (self.method,)) for h in hits]
+            condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
+            hits = self.store.query(query_embedding.values, query, limit, condition)
+            chunks = [chunk_from_payload(h) for h in hits]
+            parents = self._parents(chunks)
+            return [
+                SearchResult(c, h.score, self.method, (self.method,), parents.get(c.parent_id or ""))
+                for c, h in zip(chunks, hits, strict=True)
+            ]
 
         return guarded_run(self.method, search)
+
+    def _parents(self, chunks: list[Chunk]) -> dict[str, Chunk]:
+        wanted = sorted({c.parent_id for c in chunks if c.parent_id})
+        if self.graph is None or not wanted:
+            return {}
+        return {p.id: p for p in self.graph.get_chunks(wanted)}

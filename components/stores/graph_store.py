@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
@@ -95,6 +95,14 @@ class GraphStore(Protocol):
         """Take what only these superseded or deleted chunks supported out of the graph (idempotent)."""
         ...
 
+    def entity_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
+        """The resolved entities that current chunks of these documents name or are about."""
+        ...
+
+    def community_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
+        """The communities holding an entity that current chunks of these documents name or are about."""
+        ...
+
     def document_chunk_ids(self, document_id: str, version: str | None = None) -> list[str]:
         """The ids of a document's chunks, of every version or of one, in document order."""
         ...
@@ -141,6 +149,44 @@ class GraphStore(Protocol):
 
     def communities(self) -> list[Community]:
         """Every stored community with its report."""
+        ...
+
+    def traverse(
+        self,
+        seed_ids: Sequence[str],
+        relation_types: Sequence[str] | None = None,
+        *,
+        direction: str = "both",
+        depth: int = 1,
+        per_hop: int | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Relation, int]]:
+        """Relations reached walking outward from the seeds (``both``, ``out`` or ``in``), each with its hop.
+
+        Ends are resolved entities; no entity is expanded twice; ``per_hop`` keeps the best supported relations of
+        each hop, ``limit`` caps the walk; ``relation_types`` (None or empty: all) limits the relations crossed.
+        """
+        ...
+
+    def relation_types_of(self, entity_id: str) -> dict[str, int]:
+        """The types of the relations touching an entity at one hop, either direction, with their counts."""
+        ...
+
+    def find_entities_by_name(self, name: str, limit: int = 5) -> list[Entity]:
+        """The resolved entities whose name normalizes like ``name``."""
+        ...
+
+    def run_read_only(
+        self, query: str, params: Mapping[str, Any] | None = None, max_rows: int = 1000, timeout_ms: int = 10_000
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Run one read-only query a user or a model wrote; return its columns and (at most ``max_rows``) rows.
+
+        Raises ``StoreError`` if the query would write, is not one valid statement, or fails.
+        """
+        ...
+
+    def schema_text(self) -> str:
+        """The tables a query may read and their properties, described for a prompt."""
         ...
 
     def counts(self) -> Mapping[str, int]:

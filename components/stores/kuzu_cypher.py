@@ -1,5 +1,7 @@
 """Every Cypher statement agrag sends to Kùzu. Nothing else in the code base writes Cypher."""
 
+import re
+
 SCHEMA: tuple[str, ...] = (
     "CREATE NODE TABLE IF NOT EXISTS Document("
     "id STRING, version STRING, title STRING, source_path STRING, chunk_count INT64, PRIMARY KEY(id))",
@@ -234,7 +236,121 @@ STILL_NAMED = (
 DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
 # Every chunk of the document, current or not, so a delete killed half-way completes when run again.
 CHUNKS_OF_DELETED_DOCUMENT = "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) SET c.current = false RETURN c.id"
+# Filters by document: the resolved entities the documents' current chunks name or are about, and their communities.
+ENTITIES_OF_DOCUMENTS = (
+    "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE d.id IN $ids AND c.current "
+    f"RETURN DISTINCT {_CANONICAL}"
+)
+COMMUNITIES_OF_ENTITIES = "MATCH (e:Entity)-[:IN_COMMUNITY]->(k:Community) WHERE e.id IN $ids RETURN DISTINCT k.id"
 CHUNK_IDS_OF_DOCUMENT = (
     "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) RETURN c.id, c.document_version, c.ord ORDER BY c.ord"
 )
 MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 RETURN d.id"
+
+# Graph walks: one statement per hop and direction. `$ids` is the frontier (resolved ids), `$seen` the relations
+# already walked; both ends count as the entity they resolved into, and a relation that merging turned into a loop
+# is skipped. The best supported relations come first, so `$cap` keeps those.
+_A = "CASE WHEN a.merged_into <> '' THEN a.merged_into ELSE a.id END"
+_B = "CASE WHEN b.merged_into <> '' THEN b.merged_into ELSE b.id END"
+_A_IN_FRONTIER = "(a.id IN $ids OR a.merged_into IN $ids)"
+_B_IN_FRONTIER = "(b.id IN $ids OR b.merged_into IN $ids)"
+
+
+def _hop(frontier: str) -> str:
+    return (
+        f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {frontier} "
+        "AND NOT x.id IN CAST($seen AS STRING[]) AND ($any_type OR x.type IN CAST($types AS STRING[])) "
+        f"AND {_A} <> {_B} "
+        f"RETURN x.id, x.type, x.description, x.chunk_ids, {_A}, {_B} ORDER BY size(x.chunk_ids) DESC, x.id LIMIT $cap"
+    )
+
+
+TRAVERSE_HOP = {
+    "out": _hop(_A_IN_FRONTIER),
+    "in": _hop(_B_IN_FRONTIER),
+    "both": _hop(f"({_A_IN_FRONTIER} OR {_B_IN_FRONTIER})"),
+}
+CANONICAL_IDS = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, {_CANONICAL}"
+RELATION_TYPES_OF = (
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
+    "WHERE (a.id = $entity_id OR a.merged_into = $entity_id OR b.id = $entity_id OR b.merged_into = $entity_id) "
+    f"AND {_A} <> {_B} RETURN x.type, count(*)"
+)
+ENTITIES_BY_NORM_NAME = f"MATCH (e:Entity) WHERE e.norm_name = $norm_name RETURN DISTINCT {_CANONICAL}"
+
+# Queries a model or a user wrote run in a read-only transaction, after a check of their words: no writes, one
+# statement, and only the catalog procedures below.
+BEGIN_READ_ONLY = "BEGIN TRANSACTION READ ONLY"
+COMMIT = "COMMIT"
+ROLLBACK = "ROLLBACK"
+WRITE_KEYWORDS = frozenset(
+    {
+        "CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "COPY", "INSTALL", "UNINSTALL",
+        "LOAD", "ATTACH", "USE", "BEGIN", "COMMIT", "ROLLBACK", "CHECKPOINT", "EXPORT", "IMPORT", "FOREACH",
+        "TRUNCATE", "RENAME",
+    }
+)  # fmt: skip
+READ_ONLY_PROCEDURES = frozenset({"show_tables", "table_info", "show_connection", "db_version"})
+
+# The catalog, described for a prompt. Table names in `table_info` come from `show_tables`, never from a user.
+SHOW_TABLES = "CALL show_tables() RETURN *"
+INTERNAL_TABLES = frozenset({"StoreInfo", "MergeLog", "Candidate"})
+RELATION_TYPE_COUNTS = "MATCH ()-[x:RELATED]->() RETURN x.type, count(*) AS n ORDER BY n DESC, x.type LIMIT 30"
+ENTITY_LABEL_COUNTS = (
+    "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.label, count(*) AS n ORDER BY n DESC, e.label LIMIT 30"
+)
+SCHEMA_NOTES = (
+    "Notes on this graph (Kùzu Cypher):\n"
+    "- Relations between entities are all in the RELATED table; their kind is the property RELATED.type, e.g. "
+    "MATCH (a:Entity)-[r:RELATED]->(b:Entity) WHERE r.type = 'WORKS_AT'.\n"
+    "- An entity with a non-empty merged_into was merged into the entity with that id: count or list entities with "
+    "WHERE e.merged_into = '' to see each resolved entity once.\n"
+    "- Chunks are passages of documents; only chunks with current = true belong to the current version.\n"
+    "- Chunk-[MENTIONS]->Entity links a passage to the entities it names; Document-[HAS_CHUNK]->Chunk to its "
+    "passages; Entity-[IN_COMMUNITY]->Community to topic clusters.\n"
+    "- String matching: use lower(e.name) CONTAINS 'word' for loose matches.\n"
+    "- Return plain values (properties, counts), not whole nodes; use LIMIT."
+)
+
+
+def table_info(table: str) -> str:
+    """The columns of a table (``table`` comes from ``show_tables``, never from a user)."""
+    return f"CALL table_info('{table}') RETURN *"
+
+
+def show_connection(table: str) -> str:
+    """The node tables a relationship table joins (``table`` comes from ``show_tables``)."""
+    return f"CALL show_connection('{table}') RETURN *"
+
+
+# Literals, quoted names and comments: their words are data, not clauses.
+_NOT_CLAUSES = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CALL = re.compile(r"\bCALL\b\s*([A-Za-z_][A-Za-z0-9_]*)?", re.IGNORECASE)
+
+
+def clause_text(query: str) -> str:
+    """``query`` without its string literals, quoted names and comments: the words Kùzu reads as clauses."""
+    return _NOT_CLAUSES.sub(" ", query)
+
+
+def read_only_problem(query: str) -> str | None:
+    """Say why ``query`` is not one read-only statement, or return None if it looks like one.
+
+    A check of the words, before the read-only transaction that Kùzu enforces: no write or transaction clause, one
+    statement, and ``CALL`` only of the catalog procedures in ``READ_ONLY_PROCEDURES``.
+    """
+    clauses = clause_text(query).strip().rstrip(";").strip()
+    if not clauses:
+        return "the query is empty"
+    if ";" in clauses:
+        return "it holds more than one statement; send exactly one"
+    writes = sorted({w.upper() for w in _WORD.findall(clauses)} & WRITE_KEYWORDS)
+    if writes:
+        return f"it uses {', '.join(writes)}"
+    for call in _CALL.finditer(clauses):
+        name = (call.group(1) or "").lower()
+        if name not in READ_ONLY_PROCEDURES:
+            allowed = ", ".join(sorted(READ_ONLY_PROCEDURES))
+            return f"it calls {name or 'a subquery'!r}; only these procedures may be called: {allowed}"
+    return None

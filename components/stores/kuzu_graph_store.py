@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import json
 import re
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -23,13 +26,38 @@ from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MERGED, MergeDecision, MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.retirement import Retirement
-from agrag.components.errors import DocumentNotFoundError, MergeNotFoundError, StoreError, StoreLockedError
+from agrag.components.errors import (
+    DocumentNotFoundError,
+    MergeNotFoundError,
+    RetrievalError,
+    StoreError,
+    StoreLockedError,
+)
 from agrag.components.stores import kuzu_cypher as cy
 from agrag.components.stores.graph_store import GENERATION_KEY
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # Kùzu copies every row of an UNWIND list into one transaction; batches keep memory flat on large folders.
 _BATCH = 2000
+# LIMIT of a hop that has no cap.
+_NO_CAP = 2**62
+# Kùzu's internal fields of a node or relationship value: offsets that mean nothing outside this process.
+_INTERNAL_FIELDS = frozenset({"_id", "_src", "_dst"})
+
+
+def _plain(value: Any) -> Any:
+    """A value Kùzu returned, as JSON-compatible data (nodes and relationships as dicts of their properties)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items() if k not in _INTERNAL_FIELDS}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    return str(value)  # intervals, UUIDs, blobs
 
 
 def _chunk_from_row(r: Sequence[Any]) -> Chunk:
@@ -83,6 +111,9 @@ class KuzuGraphStore:
             self._run(statement)
 
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        return self._execute(query, params)[1]
+
+    def _execute(self, query: str, params: Mapping[str, Any] | None = None) -> tuple[list[str], list[list[Any]]]:
         given = dict(params or {})
         missing = set(_PARAM.findall(query)) - given.keys()
         if missing:  # an unbound $param can crash the Kùzu process instead of raising
@@ -90,10 +121,16 @@ class KuzuGraphStore:
         try:
             with self._lock:
                 result = self._conn.execute(query, given)
-                rows = result.get_all() if isinstance(result, kuzu.QueryResult) else []
+                if not isinstance(result, kuzu.QueryResult):
+                    return [], []
+                columns, rows = list(result.get_column_names()), result.get_all()
         except RuntimeError as exc:
             raise StoreError(f"Kùzu query failed on {self._path}: {exc}") from exc
-        return [list(row) for row in rows]
+        return columns, [list(row) for row in rows]
+
+    def _records(self, query: str) -> list[dict[str, Any]]:
+        columns, rows = self._execute(query)
+        return [dict(zip(columns, row, strict=True)) for row in rows]
 
     def _run_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> list[list[Any]]:
         returned: list[list[Any]] = []
@@ -287,6 +324,15 @@ class KuzuGraphStore:
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
         return Retirement(tuple(touched), tuple(orphans))
 
+    def entity_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
+        """The resolved entities that current chunks of these documents name or are about."""
+        return {row[0] for row in self._run(cy.ENTITIES_OF_DOCUMENTS, {"ids": list(document_ids)})}
+
+    def community_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
+        """The communities holding an entity that current chunks of these documents name or are about."""
+        entity_ids = sorted(self.entity_ids_of_documents(document_ids))
+        return {row[0] for row in self._run_batched(cy.COMMUNITIES_OF_ENTITIES, "ids", entity_ids)}
+
     def document_chunk_ids(self, document_id: str, version: str | None = None) -> list[str]:
         """The ids of a document's chunks, of every version or of one, in document order."""
         rows = self._run(cy.CHUNK_IDS_OF_DOCUMENT, {"id": document_id})
@@ -427,6 +473,170 @@ class KuzuGraphStore:
                 report = CommunityReport(title, summary, float(rating), tuple(parsed), method)
             found.append(Community(cid, int(level), tuple(sorted(m for m in members if m)), parent or None, report))
         return found
+
+    def _canonical_ids(self, entity_ids: Sequence[str]) -> list[str]:
+        """The resolved ids of the stored entities among ``entity_ids``, in the order asked, without repeats."""
+        resolved = dict(self._run(cy.CANONICAL_IDS, {"ids": list(entity_ids)}))
+        return list(dict.fromkeys(resolved[i] for i in entity_ids if i in resolved))
+
+    def traverse(
+        self,
+        seed_ids: Sequence[str],
+        relation_types: Sequence[str] | None = None,
+        *,
+        direction: str = "both",
+        depth: int = 1,
+        per_hop: int | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Relation, int]]:
+        """Walk the relations outward from the seeds, hop by hop; return each relation with the hop that reached it.
+
+        Both ends of a relation are the entities they resolved into. A hop expands only the entities first reached
+        by the hop before (the seeds for hop 1), so no entity (a seed least of all) is expanded twice, and no
+        relation is returned twice. Within a hop the relations with the most supporting chunks come first (then by
+        id); ``per_hop`` keeps that many of them, ``limit`` caps the whole walk.
+
+        Args:
+            seed_ids: Entity ids to start from (a merged entity starts from the entity it resolved into).
+            relation_types: Only cross relations of these types; None or empty crosses every type.
+            direction: ``out`` follows relations from source to target, ``in`` from target to source, ``both`` either.
+            depth: Number of hops.
+            per_hop: The most relations kept at each hop; None keeps all.
+            limit: The most relations in all; None keeps all.
+
+        Raises:
+            RetrievalError: ``direction`` is not ``both``, ``out`` or ``in``.
+        """
+        if direction not in cy.TRAVERSE_HOP:
+            raise RetrievalError(f"Unknown traversal direction {direction!r}. Use one of: both, out, in.")
+        frontier = self._canonical_ids(seed_ids)
+        visited = set(frontier)
+        walked: list[tuple[Relation, int]] = []
+        seen: set[str] = set()
+        types = sorted(set(relation_types or ()))
+        for hop in range(1, depth + 1):
+            caps = [c for c in (per_hop, None if limit is None else limit - len(walked)) if c is not None]
+            cap = min(caps, default=_NO_CAP)
+            if not frontier or cap <= 0:
+                break
+            params = {"ids": frontier, "seen": sorted(seen), "any_type": not types, "types": types, "cap": cap}
+            reached: list[str] = []
+            for rel_id, rel_type, description, chunk_ids, a_id, b_id in self._run(cy.TRAVERSE_HOP[direction], params):
+                if rel_id in seen:
+                    continue
+                seen.add(rel_id)
+                walked.append((Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description), hop))
+                for end in (a_id, b_id):
+                    if end not in visited:
+                        visited.add(end)
+                        reached.append(end)
+            frontier = reached
+        return walked
+
+    def relation_types_of(self, entity_id: str) -> dict[str, int]:
+        """The types of the relations touching an entity (either direction, one hop), with how many of each.
+
+        Most frequent first; an unknown entity has none.
+        """
+        resolved = self._canonical_ids([entity_id])
+        if not resolved:
+            return {}
+        rows = self._run(cy.RELATION_TYPES_OF, {"entity_id": resolved[0]})
+        return {rel_type: int(count) for rel_type, count in sorted(rows, key=lambda r: (-int(r[1]), r[0]))}
+
+    def find_entities_by_name(self, name: str, limit: int = 5) -> list[Entity]:
+        """The resolved entities whose name normalizes like ``name`` (see ``normalize_name``), by id."""
+        norm_name = normalize_name(name)
+        if not norm_name or limit <= 0:
+            return []
+        ids = sorted({row[0] for row in self._run(cy.ENTITIES_BY_NORM_NAME, {"norm_name": norm_name})})
+        return self.get_entities(ids[:limit])
+
+    def run_read_only(
+        self, query: str, params: Mapping[str, Any] | None = None, max_rows: int = 1000, timeout_ms: int = 10_000
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Run one query written by a user or a model, which must only read; return its columns and rows.
+
+        The query is refused before it runs if it holds a write or transaction clause, more than one statement, or a
+        ``CALL`` of anything but a catalog procedure; it then runs inside a read-only transaction, which Kùzu ends
+        on any write. Values come back JSON-compatible (nodes and relationships as dicts of their properties).
+
+        Args:
+            query: One Cypher statement (Kùzu dialect).
+            params: Values of its ``$parameters``.
+            max_rows: Rows beyond this many are not read.
+            timeout_ms: The query is interrupted after this long.
+
+        Raises:
+            StoreError: the query is not read-only, names an unbound parameter, is not valid Cypher, or failed.
+        """
+        problem = cy.read_only_problem(query)
+        if problem:
+            raise StoreError(f"The graph query must be read-only and a single statement, but {problem}.")
+        given = dict(params or {})
+        missing = set(_PARAM.findall(cy.clause_text(query))) - given.keys()
+        if missing:  # an unbound $param can crash the Kùzu process instead of raising
+            raise StoreError(f"The graph query uses parameters that have no value: {', '.join(sorted(missing))}.")
+        with self._lock:
+            try:
+                self._conn.set_query_timeout(timeout_ms)
+                return self._read_in_transaction(query, given, max_rows)
+            except RuntimeError as exc:
+                reason = f"it ran longer than {timeout_ms} ms" if "Interrupted" in str(exc) else str(exc)
+                raise StoreError(f"The graph query failed on {self._path}: {reason}") from exc
+            finally:
+                self._conn.set_query_timeout(0)
+
+    def _read_in_transaction(
+        self, query: str, params: dict[str, Any], max_rows: int
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Run ``query`` in a read-only transaction, always ended (the caller holds the lock)."""
+        self._conn.execute(cy.BEGIN_READ_ONLY)
+        try:
+            result = self._conn.execute(query, params)
+            if not isinstance(result, kuzu.QueryResult):
+                raise StoreError("The graph query must be a single statement.")
+            columns = list(result.get_column_names())
+            rows: list[list[Any]] = []
+            while len(rows) < max_rows and result.has_next():
+                rows.append([_plain(v) for v in result.get_next()])
+            result.close()
+        except BaseException:
+            with contextlib.suppress(RuntimeError):  # Kùzu may have ended it already (a timeout does)
+                self._conn.execute(cy.ROLLBACK)
+            raise
+        self._conn.execute(cy.COMMIT)
+        return columns, rows
+
+    def schema_text(self) -> str:
+        """The node and relationship tables a query may read, with their properties, described for a prompt.
+
+        Leaves out the store's internal tables, and adds the most common relation types and entity labels.
+        """
+        tables = sorted(
+            (t for t in self._records(cy.SHOW_TABLES) if t["name"] not in cy.INTERNAL_TABLES), key=lambda t: t["name"]
+        )
+        lines = ["Node tables:"]
+        for table in (t["name"] for t in tables if t["type"] == "NODE"):
+            columns = [
+                f"{c['name']} {c['type']}" + (" PRIMARY KEY" if c.get("primary key") else "")
+                for c in self._records(cy.table_info(table))
+            ]
+            lines.append(f"  {table}({', '.join(columns)})")
+        lines.append("Relationship tables:")
+        for table in (t["name"] for t in tables if t["type"] == "REL"):
+            columns = [f"{c['name']} {c['type']}" for c in self._records(cy.table_info(table))]
+            properties = f" {{{', '.join(columns)}}}" if columns else ""
+            for ends in self._records(cy.show_connection(table)):
+                source, target = ends["source table name"], ends["destination table name"]
+                if not {source, target} & cy.INTERNAL_TABLES:
+                    lines.append(f"  (:{source})-[:{table}{properties}]->(:{target})")
+        if rel_types := self._run(cy.RELATION_TYPE_COUNTS):
+            lines.append("RELATED.type values (most common first): " + ", ".join(str(r[0]) for r in rel_types))
+        if labels := self._run(cy.ENTITY_LABEL_COUNTS):
+            lines.append("Entity.label values (most common first): " + ", ".join(str(r[0]) for r in labels))
+        lines.append(cy.SCHEMA_NOTES)
+        return "\n".join(lines)
 
     def counts(self) -> dict[str, int]:
         """Return the number of rows of every node and relationship table."""

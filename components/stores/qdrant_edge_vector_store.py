@@ -40,9 +40,12 @@ def _conditions(pairs: tuple[tuple[str, str | int | tuple[str, ...]], ...]) -> l
 
 
 def _edge_filter(payload_filter: PayloadFilter | None) -> qe.Filter | None:
-    if payload_filter is None or not (payload_filter.equals or payload_filter.excludes):
+    if payload_filter is None or payload_filter.empty:
         return None
-    return qe.Filter(must=_conditions(payload_filter.equals), must_not=_conditions(payload_filter.excludes))
+    must: list[Any] = _conditions(payload_filter.equals)
+    if payload_filter.ids is not None:
+        must.append(qe.HasIdCondition({point_uuid(i) for i in payload_filter.ids}))
+    return qe.Filter(must=must, must_not=_conditions(payload_filter.excludes))
 
 
 class QdrantEdgeVectorStore:

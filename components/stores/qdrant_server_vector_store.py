@@ -97,11 +97,12 @@ class QdrantServerVectorStore:
 
     @classmethod
     def _filter(cls, payload_filter: PayloadFilter | None) -> Any:
-        if payload_filter is None or not (payload_filter.equals or payload_filter.excludes):
+        if payload_filter is None or payload_filter.empty:
             return None
-        return models.Filter(
-            must=cls._conditions(payload_filter.equals), must_not=cls._conditions(payload_filter.excludes)
-        )
+        must: list[Any] = cls._conditions(payload_filter.equals)
+        if payload_filter.ids is not None:
+            must.append(models.HasIdCondition(has_id=[point_uuid(i) for i in payload_filter.ids]))
+        return models.Filter(must=must, must_not=cls._conditions(payload_filter.excludes))
 
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from agrag.components.data_models.chunk import TEXT_CHUNK, Chunk
-from agrag.components.data_models.community import Community
+from agrag.components.data_models.community import Community, CommunityReport
 from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.entity import Entity
 from agrag.components.stores.vector_store import CURRENT, MERGED_STATUS, STATUS_FIELD, VectorHit
@@ -88,3 +88,20 @@ def community_report_text(community: Community) -> str:
         return ""
     findings = " ".join(f.summary for f in report.findings)
     return f"{report.title}\n{report.summary}\n{findings}".strip()
+
+
+def community_from_payload(hit: VectorHit) -> Community:
+    """Rebuild a ``Community`` and its report (without findings, which the graph store keeps) from its point."""
+    p = hit.payload
+    report = (
+        CommunityReport(p.get("title", ""), p.get("summary", ""), float(p.get("rating", 0.0)), (), p.get("method", ""))
+        if p.get("title") or p.get("summary")
+        else None
+    )
+    return Community(
+        id=hit.id,
+        level=int(p.get("level", 0)),
+        entity_ids=tuple(p.get("entity_ids", ())),
+        parent_id=p.get("parent_id") or None,
+        report=report,
+    )

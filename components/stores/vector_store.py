@@ -7,7 +7,7 @@ the store, so each search method gets one ranked list.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
@@ -65,14 +65,25 @@ class PayloadFilter:
     # No bool values: qdrant-edge-py 0.9 matches a bool condition against nothing, so flags are keywords.
     equals: tuple[tuple[str, str | int | tuple[str, ...]], ...] = ()
     excludes: tuple[tuple[str, str | int | tuple[str, ...]], ...] = ()
+    ids: frozenset[str] | None = None
 
     def and_(self, key: str, value: str | int | tuple[str, ...]) -> PayloadFilter:
         """Return a filter with one more condition that must hold."""
-        return PayloadFilter((*self.equals, (key, value)), self.excludes)
+        return PayloadFilter((*self.equals, (key, value)), self.excludes, self.ids)
 
     def and_not(self, key: str, value: str | int | tuple[str, ...]) -> PayloadFilter:
         """Return a filter with one more condition that must not hold."""
-        return PayloadFilter(self.equals, (*self.excludes, (key, value)))
+        return PayloadFilter(self.equals, (*self.excludes, (key, value)), self.ids)
+
+    def only_ids(self, ids: Iterable[str]) -> PayloadFilter:
+        """Return a filter that also keeps only these point ids (narrowing any earlier id condition)."""
+        wanted = frozenset(ids)
+        return PayloadFilter(self.equals, self.excludes, wanted if self.ids is None else self.ids & wanted)
+
+    @property
+    def empty(self) -> bool:
+        """True when the filter lets every point through."""
+        return not (self.equals or self.excludes) and self.ids is None
 
 
 @runtime_checkable

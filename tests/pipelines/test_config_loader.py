@@ -38,9 +38,10 @@ def test_overrides_change_values_and_pick_group_options() -> None:
 
 
 def test_an_unknown_recipe_names_the_valid_choices() -> None:
-    with pytest.raises(UnknownConfigChoiceError, match="Valid choices: chunk, hybrid, multi_hop") as info:
+    valid = ["chunk", "entity", "graph_expand", "hybrid", "hybrid_reranked", "multi_hop", "text2cypher", "thematic"]
+    with pytest.raises(UnknownConfigChoiceError, match=f"Valid choices: {', '.join(valid)}") as info:
         load_config(["recipe=nonexistent"])
-    assert info.value.valid == ["chunk", "hybrid", "multi_hop"]
+    assert info.value.valid == valid
 
 
 def test_the_extractor_is_a_nested_group_and_triples_need_a_path() -> None:
@@ -92,7 +93,7 @@ def test_a_value_of_the_wrong_type_says_what_it_got() -> None:
 
 def test_an_unknown_method_raises_the_typed_error_with_valid_methods(tmp_path: Path) -> None:
     conf = user_recipe(tmp_path, "bad", "methods: [entity, graph_walk]\n")
-    with pytest.raises(UnknownRecipeMethodError, match=r"'graph_walk'.*Valid methods: chunk, entity"):
+    with pytest.raises(UnknownRecipeMethodError, match=r"'graph_walk'.*Valid methods: chunk, community, entity, ppr, text2cypher"):
         load_config(["recipe=bad"], user_dir=conf)
 
 
@@ -138,3 +139,47 @@ def test_agrag_config_dir_adds_the_users_recipes(tmp_path: Path, monkeypatch: py
     monkeypatch.setenv("AGRAG_CONFIG_DIR", str(tmp_path / "missing"))
     with pytest.raises(ConfigError, match=r"AGRAG_CONFIG_DIR=.*is not a folder"):
         load_config()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("bfs_depht", "2", "bfs_depth"),
+        ("comunity_top_k", "3", "community_top_k"),
+        ("rerankr", "cross_encoder", "reranker"),
+    ],
+)
+def test_a_typo_in_a_recipe_field_names_the_key_and_the_valid_ones(
+    tmp_path: Path, field: str, value: str, named: str
+) -> None:
+    conf = user_recipe(tmp_path, "typo", f"methods: [entity]\n{field}: {value}\n")
+    with pytest.raises(ConfigError, match=rf"recipe\.{field}: unknown key \(valid keys here: .*{named}"):
+        load_config(["recipe=typo"], user_dir=conf)
+
+
+def test_an_unknown_reranker_and_steps_without_entities_are_refused(tmp_path: Path) -> None:
+    conf = user_recipe(tmp_path, "bad", "methods: [chunk]\nreranker: cross_encodr\n")
+    with pytest.raises(ConfigError, match="unknown reranker 'cross_encodr' .valid: cross_encoder, node_distance"):
+        load_config(["recipe=bad"], user_dir=conf)
+    conf = user_recipe(tmp_path, "walk", "methods: [chunk]\nbfs: true\n")
+    with pytest.raises(ConfigError, match="bfs start from the entities found, but methods has no entity"):
+        load_config(["recipe=walk"], user_dir=conf)
+
+
+def test_every_preset_is_importable_and_matches_the_spec() -> None:
+    from agrag.pipelines import recipes
+
+    expected = {
+        "ENTITY": (("entity",), 10),
+        "CHUNK": (("chunk",), 10),
+        "HYBRID": (("entity", "chunk"), 10),
+        "HYBRID_RERANKED": (("entity", "chunk"), 10),
+        "GRAPH_EXPAND": (("entity",), 20),
+        "THEMATIC": (("community",), 5),
+        "TEXT2CYPHER": (("text2cypher",), 10),
+    }
+    for name, (methods, limit) in expected.items():
+        recipe = getattr(recipes, name)
+        assert (tuple(m.value for m in recipe.methods), recipe.limit) == (methods, limit), name
+    assert recipes.GRAPH_EXPAND.bfs and recipes.GRAPH_EXPAND.community_expand
+    assert recipes.HYBRID_RERANKED.reranker == "cross_encoder" and recipes.HYBRID_RERANKED.community_expand

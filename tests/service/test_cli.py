@@ -100,7 +100,7 @@ def test_recipe_with_unknown_method_exits_non_zero_naming_the_methods(tmp_path: 
     result = CliRunner().invoke(app, ["search", "anything", "recipe=broken"])
     assert result.exit_code == 2
     assert "Unknown retrieval method 'pagerank'" in result.output
-    assert "Valid methods: chunk, entity" in result.output
+    assert "Valid methods: chunk, community, entity, ppr, text2cypher" in result.output
 
 
 def test_ingest_with_a_typo_fails_before_starting_prefect(tmp_path: Path, examples: Path) -> None:

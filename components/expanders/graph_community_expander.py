@@ -1,0 +1,52 @@
+"""``GraphCommunityExpander``: the reports of the communities around the entities a search found."""
+
+from __future__ import annotations
+
+import time
+
+from haystack import component
+
+from agrag.components.data_models.community import Community
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_result import SearchResult
+from agrag.components.stores.graph_store import GraphStore
+
+METHOD = "community_expand"
+
+
+@component
+class GraphCommunityExpander:
+    """Adds the reports of the communities that overlap the entities found (``community_expand`` of a recipe).
+
+    Communities are ranked by how many of the found entities they hold, then by how specific they are (a deeper
+    level, fewer members), then by their report's rating; only communities with a report are added.
+
+    Usage:
+        ```python
+        expander = GraphCommunityExpander(store.graph, top_k=3)
+        reports = expander.run(results=fused)["results"]
+        ```
+    """
+
+    def __init__(self, graph: GraphStore, top_k: int = 3) -> None:
+        self.graph = graph
+        self.top_k = top_k
+
+    @component.output_types(results=list[SearchResult], status=MethodStatus)
+    def run(self, results: list[SearchResult]) -> dict[str, object]:
+        """The reports of up to ``top_k`` communities overlapping the entity results, best first."""
+        started = time.perf_counter()
+        found = {r.item.id for r in results if isinstance(r.item, Entity)}
+        ranked: list[tuple[tuple[int, int, int, float], Community]] = []
+        if found and self.top_k:
+            for community in self.graph.communities():
+                overlap = len(found.intersection(community.entity_ids))
+                if overlap and community.report is not None:
+                    key = (-overlap, -community.level, len(community.entity_ids), -community.report.rating)
+                    ranked.append((key, community))
+        ranked.sort(key=lambda row: (row[0], row[1].id))
+        chosen = [c for _, c in ranked[: self.top_k]]
+        out = [SearchResult(c, 1.0 / (1 + rank), METHOD, (METHOD,)) for rank, c in enumerate(chosen)]
+        elapsed = (time.perf_counter() - started) * 1000
+        return {"results": out, "status": MethodStatus(METHOD, ok=True, count=len(out), elapsed_ms=elapsed)}
