@@ -1,0 +1,88 @@
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.search_result import SearchResult
+from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
+from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
+from tests.components.stores.test_kuzu_traversal import ID, build_graph
+
+
+@pytest.fixture
+def graph(tmp_path: Path) -> Iterator[KuzuGraphStore]:
+    store = KuzuGraphStore(tmp_path / "graph.kuzu")
+    build_graph(store)
+    yield store
+    store.close()
+
+
+def hit(item: Entity | Chunk, score: float = 0.5) -> SearchResult:
+    return SearchResult(item, score, "entity", ("entity",))
+
+
+def expand(
+    expander: GraphBfsExpander,
+    results: list[SearchResult],
+    relation_types: list[str] | None = None,
+    depth: int | None = None,
+) -> list[SearchResult]:
+    out = expander.run(results=results, relation_types=relation_types, depth=depth)
+    status = out["status"]
+    assert isinstance(status, MethodStatus)
+    assert status.ok, status.error
+    found = out["results"]
+    assert isinstance(found, list)
+    return found
+
+
+def names(results: list[SearchResult]) -> list[str]:
+    return [r.item.name if isinstance(r.item, Entity) else getattr(r.item, "type", "") for r in results]
+
+
+def test_walks_from_the_entity_hits_and_leaves_the_seeds_out(graph: KuzuGraphStore) -> None:
+    chunk = Chunk("c1", "d1", "v1", "Ada met Babbage.", (), 0, 0, 16)
+    incoming = [hit(chunk), hit(Entity(ID["Ada"], "Ada", "Name"))]
+    results = expand(GraphBfsExpander(graph, depth=1), incoming)
+    # Hop 1, most supported first; an entity ranks with the relations that reached it.
+    assert names(results) == ["Babbage", "WORKED_WITH", "Notes", "WROTE", "Engine", "INSPIRED"]
+    assert {r.method for r in results} == {"bfs"}
+    assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+    assert ID["Ada"] not in {r.item.id for r in results}
+
+
+def test_depth_relation_types_and_limit(graph: KuzuGraphStore) -> None:
+    seeds = [hit(Entity(ID["Ada"], "Ada", "Name")), hit(Entity(ID["Babbage"], "Babbage", "Name"))]
+    expander = GraphBfsExpander(graph, depth=1, limit=50)
+    deep = expand(expander, seeds, relation_types=["WROTE", "TRANSLATES"], depth=2)
+    assert names(deep) == ["Notes", "WROTE", "Menabrea", "TRANSLATES"]
+    both = names(expand(expander, seeds))
+    assert "Babbage" not in both
+    assert "WORKED_WITH" in both  # a relation between two seeds is still news
+    assert len(expand(GraphBfsExpander(graph, depth=3, limit=3), seeds)) == 3
+    assert "Babbage" in names(expand(GraphBfsExpander(graph, depth=1, seeds=1), seeds))
+
+
+def test_no_entity_hits_give_nothing(graph: KuzuGraphStore) -> None:
+    assert expand(GraphBfsExpander(graph), [hit(Chunk("c1", "d1", "v1", "x", (), 0, 0, 1))]) == []
+
+
+def test_a_store_failure_is_reported_not_raised(graph: KuzuGraphStore) -> None:
+    graph.close()
+    out = GraphBfsExpander(graph).run(results=[hit(Entity(ID["Ada"], "Ada", "Name"))])
+    status = out["status"]
+    assert isinstance(status, MethodStatus)
+    assert out["results"] == []
+    assert (status.ok, status.method) == (False, "bfs")
+    assert status.error.startswith("StoreError")
+
+
+def test_relations_carry_resolved_ends(graph: KuzuGraphStore) -> None:
+    found = expand(GraphBfsExpander(graph, depth=2), [hit(Entity(ID["Babbage"], "Babbage", "Name"))])
+    relations = [r.item for r in found if isinstance(r.item, Relation)]
+    lived_in = next(r for r in relations if r.type == "LIVED_IN")
+    assert lived_in.source_id == ID["Babbage"]
