@@ -1,0 +1,197 @@
+"""Every recipe of conf/recipe on the example corpus: its shape, its steps, its filters and its failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.community import Community
+from agrag.components.data_models.cypher_row import CypherRow
+from agrag.components.data_models.document import document_id_for
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.search_filters import SearchFilters
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import RetrievalError
+from agrag.components.llm.openai_chat_client import OpenAIChatClient
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.pipelines.recipes import load_recipe
+from agrag.pipelines.search_engine import SearchEngine
+from agrag.pipelines.settings import RetrievalSettings
+from tests.support.scripted_llm import scripted_llm
+
+
+@pytest.fixture
+def engine(example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder) -> SearchEngine:
+    return SearchEngine(example_store, embedder, RetrievalSettings(rrf_k=60))
+
+
+def _kinds(results: list) -> set[type]:
+    return {type(r.item) for r in results}
+
+
+async def test_hybrid_answers_who_worked_with_someone_as_the_spec_shows(engine: SearchEngine) -> None:
+    results = await engine.search("Who worked with Lena Brandt?", load_recipe("hybrid"))
+    entities = [r.item.name for r in results if isinstance(r.item, Entity)]
+    both = [
+        r for r in results if isinstance(r.item, Chunk) and "Lena Brandt" in r.item.text and "Maria Chen" in r.item.text
+    ]
+    assert "Lena Brandt" in entities
+    assert both, "the chunk that names both comes back"
+    chunk = both[0].item
+    assert chunk.heading_path[-1] == "Lena Brandt" and chunk.heading_path[0] != ""
+
+
+async def test_entity_recipe_returns_entities_only(engine: SearchEngine) -> None:
+    results = await engine.search("the planner", load_recipe("entity"))
+    assert 0 < len(results) <= 10 and _kinds(results) == {Entity}
+    assert {r.method for r in results} == {"entity"}
+
+
+async def test_chunk_recipe_returns_child_chunks_with_their_parent(engine: SearchEngine) -> None:
+    results = await engine.search("replanning storm in Lyon", load_recipe("chunk"))
+    assert _kinds(results) == {Chunk}
+    for r in results:
+        assert isinstance(r.item, Chunk)
+        if r.item.parent_id:
+            assert r.parent is not None and r.parent.id == r.item.parent_id and r.item.text in r.parent.text
+
+
+async def test_thematic_recipe_returns_community_reports(engine: SearchEngine) -> None:
+    results = await engine.search("What are the main themes of the notes?", load_recipe("thematic"))
+    assert 0 < len(results) <= 5 and _kinds(results) == {Community}
+    assert all(isinstance(r.item, Community) and r.item.report and r.item.report.title for r in results)
+
+
+async def test_graph_expand_adds_neighbours_and_reports(engine: SearchEngine) -> None:
+    recipe = load_recipe("graph_expand")
+    response = await engine.search_with_trace("Maria Chen", recipe)
+    results = response.results
+    assert len(results) <= 20
+    methods = {m for r in results for m in r.methods}
+    assert {"entity", "bfs", "community_expand"} <= methods
+    assert any(isinstance(r.item, Relation) for r in results), "relations reached by the walk"
+    assert sum(isinstance(r.item, Community) for r in results) <= recipe.community_top_k
+    assert [s.method for s in response.trace.steps] == ["bfs", "community_expand"]
+    seeds = {r.item.id for r in results if isinstance(r.item, Entity) and r.method == "entity"}
+    walked = {r.item.id for r in results if isinstance(r.item, Entity) and r.methods == ("bfs",)}
+    assert walked and not walked & seeds
+
+
+async def test_text2cypher_recipe_computes_a_count(
+    example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    def script(messages: list[dict[str, str]]) -> str:
+        return json.dumps({"cypher": "MATCH (d:Document) RETURN count(d) AS documents"})
+
+    with scripted_llm(script) as server:
+        llm = OpenAIChatClient(server.base_url, "scripted", max_retries=0)
+        engine = SearchEngine(example_store, embedder, RetrievalSettings(), llm=llm)
+        results = await engine.search("How many documents are there?", load_recipe("text2cypher"))
+    (row,) = [r.item for r in results]
+    assert isinstance(row, CypherRow) and row.columns == ("documents",) and row.values == (9,)
+
+
+async def test_text2cypher_without_an_llm_fails_with_a_typed_reason(engine: SearchEngine) -> None:
+    from agrag.components.errors import AllRetrievalMethodsFailedError
+
+    with pytest.raises(AllRetrievalMethodsFailedError, match="AGRAG_LLM_BASE_URL"):
+        await engine.search("How many documents are there?", load_recipe("text2cypher"))
+
+
+async def test_filters_apply_inside_each_method(engine: SearchEngine) -> None:
+    team = document_id_for("team.md")
+    acronyms = SearchFilters(labels=("Acronym",))  # the offline extractor's labels: Name, Acronym, Topic
+    results = await engine.search("the robot middleware", load_recipe("entity"), acronyms)
+    assert results and all(isinstance(r.item, Entity) and r.item.label == "Acronym" for r in results)
+
+    only_team = SearchFilters(document_ids=(team,))
+    chunks = await engine.search("robots and incidents", load_recipe("chunk"), only_team)
+    assert chunks and all(isinstance(r.item, Chunk) and r.item.document_id == team for r in chunks)
+    entities = await engine.search("robots and incidents", load_recipe("entity"), only_team)
+    team_entities = engine.store.graph.entity_ids_of_documents([team])
+    assert entities and all(r.item.id in team_entities for r in entities)
+    reports = await engine.search("themes", load_recipe("thematic"), only_team)
+    team_communities = engine.store.graph.community_ids_of_documents([team])
+    assert all(r.item.id in team_communities for r in reports)
+
+    tables = await engine.search(
+        "owner of each component", load_recipe("chunk"), SearchFilters(properties={"kind": "table"})
+    )
+    assert tables and all(isinstance(r.item, Chunk) and r.item.kind == "table" for r in tables)
+    top = await engine.search("themes", load_recipe("thematic"), SearchFilters(properties={"level": [0]}))
+    assert top and all(isinstance(r.item, Community) and r.item.level == 0 for r in top)
+
+    with pytest.raises(RetrievalError, match=r"Unknown filter property colour: filters\.properties can name"):
+        await engine.search("x", load_recipe("chunk"), SearchFilters(properties={"colour": "red"}))
+
+
+async def test_relation_types_limit_the_walk(engine: SearchEngine) -> None:
+    recipe = load_recipe("graph_expand")
+    all_types = {r.item.type for r in await engine.search("Maria Chen", recipe) if isinstance(r.item, Relation)}
+    assert len(all_types) >= 1
+    kept = sorted(all_types)[0]
+    limited = await engine.search("Maria Chen", recipe, SearchFilters(relation_types=(kept,)))
+    assert {r.item.type for r in limited if isinstance(r.item, Relation)} == {kept}
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.support.tiny_cross_encoder import make_tiny_cross_encoder
+
+    return make_tiny_cross_encoder(tmp_path_factory.mktemp("cross-encoder"))
+
+
+async def test_hybrid_reranked_keeps_report_slots_after_a_cross_encoder_that_scores_reports_lowest(
+    example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, tiny_cross_encoder: Path
+) -> None:
+    from sentence_transformers import CrossEncoder
+
+    from agrag.components.rerankers.cross_encoder_reranker import rerank_text
+
+    recipe = load_recipe("hybrid_reranked")
+    engine = SearchEngine(example_store, embedder, RetrievalSettings(cross_encoder_model=tiny_cross_encoder))
+    response = await engine.search_with_trace("Who owns the Atlas Controller?", recipe)
+    results = response.results
+    reports = [r for r in results if isinstance(r.item, Community)]
+    others = [r for r in results if not isinstance(r.item, Community)]
+    assert len(results) == recipe.limit and 0 < len(reports) <= recipe.community_top_k
+    model = CrossEncoder(str(tiny_cross_encoder))
+    report_scores = model.predict([("Who owns the Atlas Controller?", rerank_text(r.item)) for r in reports])
+    assert max(report_scores) < min(r.score for r in others), "the model scores reports lowest, yet they stay"
+    assert [s.method for s in response.trace.steps] == ["community_expand", "rerank"]
+
+
+async def test_hybrid_reranked_without_a_model_says_which_setting_to_set(engine: SearchEngine) -> None:
+    from agrag.components.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="RETRIEVAL_CROSS_ENCODER_MODEL is not set"):
+        await engine.search("Atlas", load_recipe("hybrid_reranked"))
+
+
+async def test_a_broken_method_is_on_the_trace_and_the_others_return(
+    example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    from agrag.components.errors import AllRetrievalMethodsFailedError
+    from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+    from agrag.components.stores.vector_store import VectorCollection
+    from agrag.pipelines.config_models import RecipeConfig, RetrievalMethod
+
+    missing = QdrantEdgeVectorStore(tmp_path / "gone", VectorCollection.COMMUNITIES, 384, 60, ("level",))
+    missing.close()  # a collection that is gone: every query on it fails
+    broken = replace(example_store, communities=missing, lock=None, journal=None)
+    engine = SearchEngine(broken, embedder, RetrievalSettings())
+    recipe = RecipeConfig(
+        name="three", methods=(RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY)
+    )
+    response = await engine.search_with_trace("Atlas Controller", recipe)
+    assert response.results and {r.method for r in response.results} <= {"entity", "chunk"}
+    assert set(response.trace.failures) == {"community"}
+
+    with pytest.raises(AllRetrievalMethodsFailedError, match="community"):
+        await engine.search("Atlas Controller", RecipeConfig(name="one", methods=(RetrievalMethod.COMMUNITY,)))
