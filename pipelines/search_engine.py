@@ -10,16 +10,20 @@ from dataclasses import dataclass
 from haystack import Pipeline
 from haystack.core.errors import PipelineRuntimeError
 
+from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.resolution import ResolutionCandidate
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalError
+from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.retrievers.filter_conditions import check_properties
+from agrag.components.retrievers.graph_candidate_retriever import GraphCandidateRetriever
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.pipelines.config_models import RecipeConfig
+from agrag.pipelines.config_models import RecipeConfig, RetrievalMethod
 from agrag.pipelines.search_pipeline import CUT, FUSION, STEPS, build_search_pipeline, pipeline_inputs
 from agrag.pipelines.settings import RetrievalSettings, load_retrieval_settings
 
@@ -133,3 +137,74 @@ class SearchEngine:
         if not isinstance(status, MethodStatus):
             return MethodStatus(name, ok=False, count=0, elapsed_ms=0.0, error="the method did not run")
         return status
+
+    async def find_entity(self, name: str, filters: SearchFilters | None = None) -> Entity | None:
+        """Resolve a name to an entity: an exact (normalized) name first, else the top entity search hit.
+
+        ``filters`` (labels, document ids, properties) apply to both ways; None when nothing matches.
+        """
+        exact = [e for e in self.store.graph.find_entities_by_name(name, limit=5) if _passes(e, filters)]
+        if exact and (filters is None or not filters.document_ids):
+            return exact[0]
+        if exact and filters is not None:
+            allowed = self.store.graph.entity_ids_of_documents(list(filters.document_ids))
+            exact = [e for e in exact if e.id in allowed]
+            if exact:
+                return exact[0]
+        hits = await self.search(name, ENTITY_LOOKUP, filters)
+        return next((r.item for r in hits if isinstance(r.item, Entity)), None)
+
+    async def traverse(
+        self,
+        seed: str,
+        relation_type: str | None = None,
+        direction: str = "both",
+        depth: int = 1,
+        limit: int = 20,
+    ) -> list[SearchResult]:
+        """The relations and entities around one entity (an id or a name), nearest first.
+
+        Raises:
+            RetrievalError: ``seed`` is no entity id and no name that resolves to one, or an unknown direction.
+        """
+        entity = await self._resolve_seed(seed)
+        walker = GraphBfsExpander(self.store.graph, per_hop=self.settings.traversal_per_hop, method="traverse")
+        types = [relation_type] if relation_type else None
+        return walker.walk([entity.id], types, direction=direction, depth=depth, limit=limit)
+
+    async def list_relationship_types(self, seed: str) -> dict[str, int]:
+        """The relation types attached to one entity (an id or a name) at depth 1, with their counts."""
+        entity = await self._resolve_seed(seed)
+        return self.store.graph.relation_types_of(entity.id)
+
+    def search_candidates(self, query: str, limit: int = 10) -> list[ResolutionCandidate]:
+        """Near misses of entity resolution whose names match ``query``, best first.
+
+        They have no document scope: a caller limited to some documents must not expose this call.
+        """
+        return GraphCandidateRetriever(self.store.graph, limit=limit).run(query=query)["candidates"]
+
+    async def _resolve_seed(self, seed: str) -> Entity:
+        known = self.store.graph.get_entities([seed]) or self.store.graph.find_entities_by_name(seed, limit=1)
+        if known:
+            return known[0]
+        # a seed must name one entity exactly; a near name is only offered, never walked from
+        nearest = await self.find_entity(seed)
+        hint = f" Did you mean {nearest.name!r} (id {nearest.id})?" if nearest is not None else ""
+        raise RetrievalError(f"No entity is called or has the id {seed!r}.{hint}")
+
+
+# The recipe ``find_entity`` falls back to: entity search alone, its best hit.
+ENTITY_LOOKUP = RecipeConfig(name="find_entity", methods=(RetrievalMethod.ENTITY,), limit=1)
+
+
+def _passes(entity: Entity, filters: SearchFilters | None) -> bool:
+    if filters is None:
+        return True
+    if filters.labels and entity.label not in filters.labels:
+        return False
+    for key, value in filters.properties.items():
+        stored = {"name": entity.name, "label": entity.label}.get(key)
+        if stored is None or stored not in (value if isinstance(value, tuple) else (value,)):
+            return False
+    return True

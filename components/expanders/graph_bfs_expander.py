@@ -64,14 +64,23 @@ class GraphBfsExpander:
             ``results``: the entities and relations reached, nearest first; ``status``: how the walk went.
         """
         seed_ids = list(dict.fromkeys(r.item.id for r in results if isinstance(r.item, Entity)))[: self.seeds]
-        return guarded_run(self.method, lambda: self._expand(seed_ids, relation_types, depth or self.depth))
+        return guarded_run(self.method, lambda: self.walk(seed_ids, relation_types, depth=depth))
 
-    def _expand(self, seed_ids: Sequence[str], relation_types: Sequence[str] | None, depth: int) -> list[SearchResult]:
-        """The walk itself; raises on a failure of the store."""
-        if not seed_ids or self.limit <= 0:
+    def walk(
+        self,
+        seed_ids: Sequence[str],
+        relation_types: Sequence[str] | None = None,
+        *,
+        direction: str = "both",
+        depth: int | None = None,
+        limit: int | None = None,
+    ) -> list[SearchResult]:
+        """Walk from ``seed_ids``: the relations and entities reached, nearest first; raises on a store failure."""
+        limit = self.limit if limit is None else limit
+        if not seed_ids or limit <= 0:
             return []
         steps = self.graph.traverse(
-            seed_ids, relation_types, direction="both", depth=depth, per_hop=self.per_hop, limit=self.limit
+            seed_ids, relation_types, direction=direction, depth=depth or self.depth, per_hop=self.per_hop, limit=limit
         )
         seeds = set(seed_ids)
         ranked: list[tuple[tuple[int, int, int, str], Entity | Relation]] = []
@@ -92,5 +101,5 @@ class GraphBfsExpander:
         ranked.sort(key=lambda pair: pair[0])
         return [
             SearchResult(item, 1.0 / (1 + rank), self.method, (self.method,))
-            for rank, (_, item) in enumerate(ranked[: self.limit])
+            for rank, (_, item) in enumerate(ranked[:limit])
         ]

@@ -195,3 +195,28 @@ async def test_a_broken_method_is_on_the_trace_and_the_others_return(
 
     with pytest.raises(AllRetrievalMethodsFailedError, match="community"):
         await engine.search("Atlas Controller", RecipeConfig(name="one", methods=(RetrievalMethod.COMMUNITY,)))
+
+
+async def test_find_entity_traverse_and_relationship_types(engine: SearchEngine) -> None:
+    maria = await engine.find_entity("maria chen")
+    assert maria is not None and maria.name == "Maria Chen"
+    typo = await engine.find_entity("Orion Planer")
+    top = (await engine.search("Orion Planer", load_recipe("entity")))[0].item
+    assert typo == top and "Orion Planner" in typo.name, "a misspelt name resolves to the top entity hit"
+    acronym = await engine.find_entity("Maria Chen", SearchFilters(labels=("Acronym",)))
+    assert acronym is None or acronym.label == "Acronym", "filters hold for the lookup too"
+
+    types = await engine.list_relationship_types("Maria Chen")
+    assert types and all(count > 0 for count in types.values())
+    around = await engine.traverse(maria.id, depth=1, limit=50)
+    relations = [r.item for r in around if isinstance(r.item, Relation)]
+    assert relations and all(maria.id in (x.source_id, x.target_id) for x in relations)
+    assert all(r.method == "traverse" for r in around)
+    assert maria.id not in {r.item.id for r in around if isinstance(r.item, Entity)}, "never the seed itself"
+    one_type = sorted(types)[0]
+    typed = await engine.traverse("Maria Chen", relation_type=one_type, depth=1, limit=50)
+    assert {r.item.type for r in typed if isinstance(r.item, Relation)} == {one_type}
+    with pytest.raises(RetrievalError, match=r"No entity is called or has the id 'Nobody Here Zzz'\. Did you mean"):
+        await engine.traverse("Nobody Here Zzz")
+    with pytest.raises(RetrievalError, match="No entity is called"):
+        await engine.list_relationship_types("Orion Planer")
