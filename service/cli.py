@@ -76,15 +76,31 @@ def ingest(
 def search(
     query: Annotated[str, typer.Argument(help="The question or keywords.")],
     overrides: Overrides = None,
-    trace: Annotated[bool, typer.Option("--trace", help="Show what each method did.")] = False,
+    *,
+    trace: Annotated[bool, typer.Option("--trace", help="Show what each method and step did.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+    label: Annotated[list[str] | None, typer.Option("--label", help="Only entities with this label (repeat).")] = None,
+    document: Annotated[
+        list[str] | None, typer.Option("--document", help="Only items from this document id (repeat).")
+    ] = None,
+    relation_type: Annotated[
+        list[str] | None, typer.Option("--relation-type", help="The graph walk crosses only this type (repeat).")
+    ] = None,
+    prop: Annotated[
+        list[str] | None,
+        typer.Option("--property", help="KEY=VALUE exact match on a stored field, e.g. kind=table (repeat: any of)."),
+    ] = None,
 ) -> None:
-    """Search the data dir with a recipe (default: hybrid)."""
+    """Search the data dir with a recipe (default: hybrid).
+
+    Recipes: entity, chunk, hybrid, hybrid_reranked, graph_expand, thematic, text2cypher, multi_hop, or your own.
+    """
     from agrag.components.errors import AgragError, RetrievalError
 
     try:
         from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
         from agrag.pipelines.config_loader import load_config
+        from agrag.pipelines.ingest_components import llm_client
         from agrag.pipelines.search_engine import SearchEngine
         from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
         from agrag.pipelines.store_factory import open_knowledge_store
@@ -99,8 +115,10 @@ def search(
             )
         retrieval = load_retrieval_settings()
         embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
+        filters = _search_filters(label, document, relation_type, prop)
+        llm = llm_client(settings)
         with open_knowledge_store(settings, config.vector_store, embedder, retrieval) as store:
-            response = SearchEngine(store, embedder, retrieval).search_sync(query, config.recipe)
+            response = SearchEngine(store, embedder, retrieval, llm=llm).search_sync(query, config.recipe, filters)
     except AgragError as exc:
         _fail(exc)
         return
@@ -110,6 +128,28 @@ def search(
     console.print(results_table(response.results, f"{query!r} with recipe {config.recipe.name}"))
     if trace:
         console.print(trace_table(response.trace))
+
+
+def _search_filters(
+    labels: list[str] | None, documents: list[str] | None, relation_types: list[str] | None, props: list[str] | None
+) -> Any:
+    """The ``SearchFilters`` of the search options, or None; a property without ``=`` is an error for the user."""
+    from agrag.components.data_models.search_filters import SearchFilters
+    from agrag.components.errors import RetrievalError
+
+    properties: dict[str, list[str]] = {}
+    for text in props or []:
+        key, sep, value = text.partition("=")
+        if not sep or not key:
+            raise RetrievalError(f"--property {text!r} is not KEY=VALUE; write it like --property kind=table.")
+        properties.setdefault(key.strip(), []).append(value.strip())
+    filters = SearchFilters(
+        labels=tuple(labels or ()),
+        relation_types=tuple(relation_types or ()),
+        document_ids=tuple(documents or ()),
+        properties={k: v[0] if len(v) == 1 else tuple(v) for k, v in properties.items()},
+    )
+    return None if filters.empty else filters
 
 
 @app.command("eval")

@@ -11,8 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.ontology import PrunedReport
+from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
@@ -22,7 +24,7 @@ LABEL_WIDTH = 44
 
 
 def item_label(result: SearchResult) -> str:
-    """A one-line label: the entity's name, or the start of the chunk's text."""
+    """A one-line label: an entity's name, the start of a chunk, a relation, a report's title, a query row."""
     item = result.item
     if isinstance(item, Entity):
         return item.name
@@ -30,17 +32,25 @@ def item_label(result: SearchResult) -> str:
         lines = item.text.splitlines()
         body = lines[1:] if len(lines) > 1 and lines[0].startswith("#") else lines  # the source column has headings
         return " ".join(" ".join(body).split())[: LABEL_WIDTH * 2]
-    return item.id
+    if isinstance(item, Relation):
+        return item.description or f"{item.source_id} {item.type} {item.target_id}"
+    if isinstance(item, Community):
+        return item.report.title if item.report else item.id
+    return ", ".join(f"{c}={v}" for c, v in zip(item.columns, item.values, strict=True))
 
 
 def item_source(result: SearchResult) -> str:
-    """Where the item comes from: a chunk's heading path, an entity's label."""
+    """Where the item comes from: a chunk's heading path, an entity's label, a relation's type, a level."""
     item = result.item
     if isinstance(item, Chunk):
         return item.heading
     if isinstance(item, Entity):
         return item.label
-    return ""
+    if isinstance(item, Relation):
+        return item.type
+    if isinstance(item, Community):
+        return f"level {item.level}, {len(item.entity_ids)} entities"
+    return "text2cypher row"
 
 
 def results_table(results: list[SearchResult], title: str) -> Table:
@@ -65,7 +75,7 @@ def results_table(results: list[SearchResult], title: str) -> Table:
 
 
 def trace_table(trace: SearchTrace) -> Table:
-    """One row per method: whether it ran, what it found, how long it took."""
+    """One row per method and per step after fusion: whether it ran, what it found, how long it took."""
     table = Table(
         title=f"trace: recipe {trace.recipe}, {trace.fused} fused, {trace.returned} returned, "
         f"{trace.elapsed_ms:.0f} ms",
@@ -73,7 +83,7 @@ def trace_table(trace: SearchTrace) -> Table:
     )
     for column in ("method", "status", "results", "ms", "error"):
         table.add_column(column)
-    for status in trace.methods:
+    for status in (*trace.methods, *trace.steps):
         table.add_row(
             status.method, "ok" if status.ok else "FAILED", str(status.count), f"{status.elapsed_ms:.1f}", status.error
         )
@@ -90,6 +100,7 @@ def results_json(results: list[SearchResult], trace: SearchTrace | None) -> str:
             "score": r.score,
             "type": type(r.item).__name__,
             "item": asdict(r.item),
+            **({"parent": asdict(r.parent)} if r.parent is not None else {}),
         }
         for i, r in enumerate(results, start=1)
     ]
