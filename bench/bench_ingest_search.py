@@ -24,7 +24,7 @@ import json
 import os
 import platform
 import random
-import statistics
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -46,7 +46,8 @@ for _name, _value in {
 
 SECTIONS_PER_FILE = 20
 WARM_UP_QUERIES = 5
-RESULTS_FILE = Path(__file__).resolve().parent / "results" / "bench_ingest_search.json"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS_FILE = REPO_ROOT / "bench" / "results" / "bench_ingest_search.json"
 
 FIRST = "Maria Tomas Daniel Priya Lena Omar Sofia Kenji Amara Lucas Ingrid Rafael Chloe Viktor Nadia Hugo".split()
 LAST = "Chen Eriksen Okafor Nair Novak Haddad Rossi Tanaka Mensah Silva Berg Ortega Dubois Petrov Kaur Lind".split()
@@ -118,13 +119,6 @@ def make_queries(rng: random.Random, n: int) -> list[str]:
     return [rng.choice(templates)() for _ in range(n)]
 
 
-def pct(samples: list[float]) -> dict[str, float]:
-    """p50 and p95 in milliseconds."""
-    ms = sorted(s * 1000 for s in samples)
-    p95 = statistics.quantiles(ms, n=100, method="inclusive")[94] if len(ms) > 1 else ms[0]
-    return {"p50_ms": statistics.median(ms), "p95_ms": p95}
-
-
 def bench_ingest(folder: Path) -> dict[str, Any]:
     from agrag.flows.ingest_flow import ingest_flow
 
@@ -163,99 +157,82 @@ def bench_ingest_floor(folder: Path) -> dict[str, Any]:
     return {"texts": len(texts), "seconds": seconds, "texts_per_second": len(texts) / seconds}
 
 
-def bench_queries(queries: list[str]) -> dict[str, Any]:
-    import qdrant_edge as qe
-
+def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
+    """Every recipe of ``recipe_latency.RECIPES`` on ``queries``, each next to its floor (see that module)."""
     from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+    from agrag.components.llm.openai_chat_client import OpenAIChatClient
     from agrag.pipelines.config_loader import load_config
-    from agrag.pipelines.search_engine import SearchEngine
     from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
     from agrag.pipelines.store_factory import open_knowledge_store
 
+    # The tiny cross-encoder and the scripted LLM live in tests/support, which is not installed with agrag: the
+    # repository root goes on sys.path (after everything else, so nothing installed is shadowed) to import them.
+    sys.path.append(str(REPO_ROOT))
+    import recipe_latency  # bench/recipe_latency.py, next to this script (imported late: it imports agrag)
+
+    from tests.support.scripted_llm import scripted_llm
+    from tests.support.tiny_cross_encoder import make_tiny_cross_encoder
+
     config = load_config([])
-    retrieval = load_retrieval_settings()
+    started = time.perf_counter()
+    cross_encoder = make_tiny_cross_encoder(folder / "tiny-cross-encoder")
+    generated = time.perf_counter() - started
+    retrieval = load_retrieval_settings().model_copy(update={"cross_encoder_model": cross_encoder})
     embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
     embedder.warm_up()
     store = open_knowledge_store(load_agrag_settings(), config.vector_store, embedder, retrieval)
     try:
-        engine = SearchEngine(store, embedder, retrieval)
-        hybrid, embed, edge, returned, failed = [], [], [], 0, 0
-        methods: dict[str, list[float]] = {m.value: [] for m in config.recipe.methods}
-        for i, query in enumerate(make_queries(random.Random(11), WARM_UP_QUERIES) + queries):
-            started = time.perf_counter()
-            response = engine.search_sync(query, config.recipe)
-            if i >= WARM_UP_QUERIES:
-                hybrid.append(time.perf_counter() - started)
-                returned += len(response.results)
-                failed += sum(not m.ok for m in response.trace.methods)
-                for m in response.trace.methods:
-                    methods[m.method].append(m.elapsed_ms / 1000)
-        multi_hop = load_config(["recipe=multi_hop"]).recipe
-        started = time.perf_counter()
-        engine.search_sync(queries[0], multi_hop)  # the first ppr query reads the graph snapshot from Kùzu
-        snapshot_ms = (time.perf_counter() - started) * 1000
-        walks = []
-        for query in queries:
-            started = time.perf_counter()
-            engine.search_sync(query, multi_hop)
-            walks.append(time.perf_counter() - started)
-        shard = store.chunks._shard  # type: ignore[attr-defined]
-        for i, query in enumerate(queries[:WARM_UP_QUERIES] + queries):
-            started = time.perf_counter()
-            vector = embedder.embed_batch([query])[0]
-            embed_seconds = time.perf_counter() - started
-            request = qe.QueryRequest(limit=10, query=qe.Query.Nearest(vector, using="dense"), with_payload=True)
-            started = time.perf_counter()
-            shard.query(request)
-            if i >= WARM_UP_QUERIES:
-                edge.append(time.perf_counter() - started)
-                embed.append(embed_seconds)
+        counts = store.counts()
+        if not counts["community_vectors"]:
+            raise SystemExit("The ingested corpus has no community reports: THEMATIC would time an empty shard.")
+        with scripted_llm(lambda messages: recipe_latency.SCRIPTED_ANSWER) as llm:
+            client = OpenAIChatClient(llm.base_url, "scripted", timeout_seconds=30, max_retries=0)
+            warm_up = make_queries(random.Random(11), WARM_UP_QUERIES)
+            out = recipe_latency.bench_recipes(
+                store,
+                embedder,
+                settings=retrieval,
+                llm=client,
+                llm_url=llm.base_url,
+                cross_encoder_dir=cross_encoder,
+                warm_up=warm_up,
+                queries=queries,
+            )
+            llm_requests = len(llm.requests)
     finally:
         store.close()
-    out = {"queries": len(queries), "hybrid": pct(hybrid), "bare_edge": pct(edge), "bare_embed": pct(embed)}
-    out |= {"multi_hop": pct(walks), "multi_hop_first_query_ms": snapshot_ms}
-    h, e, m = out["hybrid"]["p50_ms"], out["bare_edge"]["p50_ms"], out["bare_embed"]["p50_ms"]
-    out |= {"ratio_hybrid_vs_edge_plus_embed": h / (e + m), "ratio_hybrid_vs_edge": h / e}
-    out |= {"ratio_multi_hop_vs_edge_plus_embed": out["multi_hop"]["p50_ms"] / (e + m)}
-    out |= {"mean_results": returned / len(queries), "failed_methods": failed}
-    out["method_p50_ms"] = {name: pct(samples)["p50_ms"] for name, samples in methods.items()}
-    return out
+    return (
+        {"queries": len(queries), "store_counts": counts, "llm_requests": llm_requests}
+        | out
+        | {"cross_encoder_generation_seconds": generated}
+    )
 
 
 def print_table(r: dict[str, Any]) -> None:
-    ing, floor, q = r["ingest"], r["ingest_floor"], r["query"]
+    ing, floor, q = r["ingest"], r.get("ingest_floor"), r["query"]
     rows = [
         ("date", r["date"]),
         ("machine", f"{r['cpu_cores']} cores, {r['platform']}, Python {r['python']}"),
+        ("load average (1 min) before / after queries", " / ".join(f"{x:.2f}" for x in r["load_average"])),
         ("corpus", f"{r['files']} files, {ing['chunks_searchable']} searchable chunks ({ing['chunks_by_kind']})"),
         (
             "graph",
             f"{ing['entities_found']} entities, {ing['relations_found']} relations, {ing['merges']} merges, "
-            f"communities {ing['communities_by_level']}",
+            f"communities {ing['communities_by_level']}, reports {ing['reports_by_method']}",
         ),
-        ("entities / relations", f"{ing['entities_found']} / {ing['relations_found']}"),
         ("ingest stages", f"{ing['seconds']:.1f} s  ({ing['chunks_per_second']:.1f} chunks/s)"),
         ("  per stage (s)", ", ".join(f"{k} {v:.1f}" for k, v in ing["stage_seconds"].items())),
         ("ingest wall (with Prefect)", f"{ing['wall_seconds']:.1f} s"),
-        ("ingest floor (MiniLM only)", f"{floor['seconds']:.1f} s  ({floor['texts_per_second']:.1f} texts/s)"),
-        ("ingest ratio stages/floor", f"{ing['seconds'] / floor['seconds']:.2f}x"),
     ]
-    timed = (
-        ("HYBRID end to end", "hybrid"),
-        ("MULTI_HOP end to end", "multi_hop"),
-        ("bare Edge query", "bare_edge"),
-        ("bare embed", "bare_embed"),
-    )
-    for name, key in timed:
-        rows.append((f"{name} p50 / p95", f"{q[key]['p50_ms']:.2f} / {q[key]['p95_ms']:.2f} ms"))
-    per_method = ", ".join(f"{name} {ms:.2f} ms" for name, ms in q["method_p50_ms"].items())
+    if floor is not None:
+        rows += [
+            ("ingest floor (MiniLM only)", f"{floor['seconds']:.1f} s  ({floor['texts_per_second']:.1f} texts/s)"),
+            ("ingest ratio stages/floor", f"{ing['seconds'] / floor['seconds']:.2f}x"),
+        ]
+    parts = q["floor_parts"]
     rows += [
-        ("  HYBRID trace p50 by method", per_method),
-        ("HYBRID p50 / (edge+embed)", f"{q['ratio_hybrid_vs_edge_plus_embed']:.2f}x"),
-        ("HYBRID p50 / edge", f"{q['ratio_hybrid_vs_edge']:.1f}x"),
-        ("MULTI_HOP p50 / (edge+embed)", f"{q['ratio_multi_hop_vs_edge_plus_embed']:.2f}x"),
-        ("MULTI_HOP first query (graph snapshot)", f"{q['multi_hop_first_query_ms']:.0f} ms"),
-        ("queries (failed methods)", f"{q['queries']} ({q['failed_methods']}), {q['mean_results']:.1f} results avg"),
+        ("queries (timed, per recipe)", str(q["queries"])),
+        ("bare embed p50 / p95", f"{parts['embed']['p50_ms']:.2f} / {parts['embed']['p95_ms']:.2f} ms"),
         ("script wall", f"{r['script_wall_seconds']:.1f} s"),
     ]
     width = max(len(name) for name, _ in rows)
@@ -263,12 +240,34 @@ def print_table(r: dict[str, Any]) -> None:
     print("-" * (width + 40))
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
+    print()
+    header = f"{'recipe':<16} {'p50 ms':>8} {'p95 ms':>8} {'floor p50':>10} {'ratio':>7} {'first ms':>9} {'fail':>5}"
+    print(header)
+    print("-" * len(header))
+    for name, row in q["recipes"].items():
+        print(
+            f"{name:<16} {row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f} {row['floor_p50_ms']:>10.2f} "
+            f"{row['ratio_p50']:>6.2f}x {row['first_query_ms']:>9.0f} {row['failed_methods']:>5}"
+        )
+    print()
+    for name, row in q["recipes"].items():
+        floor_text = " + ".join(f"{p} {ms:.2f}" for p, ms in row["floor_parts_p50_ms"].items())
+        trace_text = ", ".join(f"{step} {ms:.2f}" for step, ms in row["trace_p50_ms"].items())
+        print(f"{name}: floor p50 ms = {floor_text}; trace p50 ms: {trace_text}")
+        if row["note"]:
+            print(f"  ({row['note']})")
+    dense = parts["dense_only_chunk_query"]
+    print(f"dense-only chunk Edge query (the earlier floor): {dense['p50_ms']:.2f} / {dense['p95_ms']:.2f} ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=10_000, help="chunks in the synthetic corpus")
-    parser.add_argument("--queries", type=int, default=200, help="timed queries (after 5 warm-up queries)")
+    parser.add_argument("--queries", type=int, default=200, help="timed queries per recipe (after 5 warm-up ones)")
+    parser.add_argument(
+        "--skip-ingest-floor", action="store_true", help="skip the bare MiniLM encoding of the corpus (for development)"
+    )
+    parser.add_argument("--output", type=Path, default=RESULTS_FILE, help="the JSON file written")
     args = parser.parse_args()
     script_started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="agrag-bench-") as tmp:
@@ -285,15 +284,18 @@ def main() -> None:
             "python": platform.python_version(),
             "files": files,
             "ingest": bench_ingest(folder),
-            "ingest_floor": bench_ingest_floor(folder),
-            "query": bench_queries(queries),
         }
-    result["ingest_ratio"] = result["ingest"]["seconds"] / result["ingest_floor"]["seconds"]
+        if not args.skip_ingest_floor:
+            result["ingest_floor"] = bench_ingest_floor(folder)
+            result["ingest_ratio"] = result["ingest"]["seconds"] / result["ingest_floor"]["seconds"]
+        load_before = os.getloadavg()[0]
+        result["query"] = bench_queries(queries, Path(tmp))
+        result["load_average"] = [load_before, os.getloadavg()[0]]
     result["script_wall_seconds"] = time.perf_counter() - script_started
     print_table(result)
-    RESULTS_FILE.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS_FILE.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nJSON written to {RESULTS_FILE}")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    print(f"\nJSON written to {args.output}")
 
 
 if __name__ == "__main__":

@@ -12,13 +12,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from agrag.components.errors import EvaluationError
-from agrag.pipelines.config_loader import load_config
-from agrag.pipelines.recipes import load_recipe
-from agrag.pipelines.settings import load_agrag_settings, load_eval_settings
+from agrag.pipelines.config_loader import available_options, load_config, search_dirs
+from agrag.pipelines.recipes import PRESETS, load_recipe
+from agrag.pipelines.settings import load_agrag_settings, load_eval_settings, load_retrieval_settings
 from agrag.service.evaluation.converters import load_named
 from agrag.service.evaluation.dataset import EvalDataset, load_generic
 from agrag.service.evaluation.report import WrittenFiles, markdown, score, write
-from agrag.service.evaluation.runner import EVAL_STORE_OVERRIDES, EvalInputs, run_evaluation
+from agrag.service.evaluation.runner import EVAL_STORE_OVERRIDES, EvalInputs, run_evaluation, skip_reason
+
+ALL_RECIPES = "all"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,21 +50,40 @@ def pick_dataset(choice: DatasetChoice, bench_dir: Path) -> EvalDataset:
     return load_named(choice.name, bench_dir)
 
 
+def recipe_names(names: Sequence[str], user_dir: Path | None) -> list[str]:
+    """``evaluation.recipes`` with ``all`` replaced by every recipe under conf/recipe (and the user's folder).
+
+    ``all`` lists the shipped presets in their ``PRESETS`` order, then any other recipe file by name; a name given
+    twice counts once.
+    """
+    found = available_options("recipe", search_dirs(user_dir))
+    presets = [p.lower() for p in PRESETS if p.lower() in found]
+    every = [*presets, *(name for name in found if name not in presets)]
+    expanded = (every if name == ALL_RECIPES else [name] for name in names)
+    return list(dict.fromkeys(name for group in expanded for name in group))
+
+
 def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) -> WrittenFiles:
     """Run one evaluation end to end and print its table; returns where the files went."""
     eval_settings = load_eval_settings()
     all_overrides = [*EVAL_STORE_OVERRIDES, *overrides]
     config = load_config(all_overrides)
-    recipes = tuple(load_recipe(name) for name in config.evaluation.recipes)  # a misspelled one fails before ingest
+    settings = load_agrag_settings()
+    names = recipe_names(config.evaluation.recipes, settings.config_dir)
+    recipes = tuple(load_recipe(name) for name in names)  # a misspelled one fails before ingest
     chosen = pick_dataset(choice, eval_settings.bench_dir).head(config.evaluation.max_questions)
+    retrieval = load_retrieval_settings()
+    skipped = {r.name: reason for r in recipes if (reason := skip_reason(r, retrieval, settings)) is not None}
     console.print(
         f"Evaluating {chosen.name}: {len(chosen.questions)} questions over {len(chosen.corpus)} passages; "
-        f"recipes {', '.join(config.evaluation.recipes)}; cache {eval_settings.cache_dir}"
+        f"recipes {', '.join(names)}; cache {eval_settings.cache_dir}"
     )
+    for name, reason in skipped.items():
+        console.print(f"Skipping {name}: {reason}", markup=False, highlight=False)
     inputs = EvalInputs(
         config=config,
         overrides=tuple(overrides),
-        settings=load_agrag_settings(),
+        settings=settings,
         eval_settings=eval_settings,
         recipes=recipes,
         progress=sys.stderr.isatty(),

@@ -1,8 +1,10 @@
 """Scores an evaluation run and writes it: a Markdown table, a JSON summary, per-question JSONL and a bar chart.
 
-The JSON's ``recall_at_5`` maps every system (baseline or recipe) to its strict Recall@5, in percent: the one
-number to compare runs by. ``systems.<name>`` holds every metric, the expanded diagnostic, the breakdown by
-question type and, for recipes, the paired bootstrap against the best baseline.
+The JSON's ``recall_at_5`` maps every system (baseline or recipe) that ran to its strict Recall@5, in percent: the
+one number to compare runs by. ``systems.<name>`` holds every metric, the expanded diagnostic, the breakdown by
+question type, the searches with a failed method and, for recipes, the paired bootstrap against the best baseline.
+A recipe that could not run here has ``systems.<name>.skipped`` (why) and an entry in ``skipped``; the table shows
+it as a row that says why, and the chart and the per-question lines leave it out.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ class SystemScores:
     by_type: dict[str, dict[str, float]]
     rows: list[dict[str, float]]
     versus_best_baseline: PairedBootstrap | None
+    skipped: str | None = None
+    failed: int = 0
+    failure: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +60,25 @@ def score(run: EvalRun, command: str) -> EvalReport:
     ks, questions = run.config.evaluation.ks, run.dataset.questions
     base: list[SystemScores] = []
     for system in run.systems:
+        if system.skipped is not None:
+            base.append(SystemScores(system.name, system.kind, {}, {}, {}, [], None, skipped=system.skipped))
+            continue
         rows = [question_scores(r, q, ks) for r, q in zip(system.strict, questions, strict=True)]
         wide = [question_scores(r, q, ks) for r, q in zip(system.expanded, questions, strict=True)]
+        by = by_type(rows, questions)
         base.append(
-            SystemScores(system.name, system.kind, average(rows), average(wide), by_type(rows, questions), rows, None)
+            SystemScores(
+                system.name,
+                system.kind,
+                average(rows),
+                average(wide),
+                by,
+                rows,
+                None,
+                None,
+                system.failed,
+                system.failure,
+            )
         )
     baselines = [s for s in base if s.kind == BASELINE]
     best = max(baselines, key=lambda s: s.strict[HEADLINE])
@@ -66,13 +86,17 @@ def score(run: EvalRun, command: str) -> EvalReport:
     samples, seed = run.config.evaluation.bootstrap_samples, run.config.evaluation.seed
     scored = [
         s
-        if s.kind == BASELINE
+        if s.kind == BASELINE or s.skipped is not None
         else replace(
             s, versus_best_baseline=paired_bootstrap([row[HEADLINE] for row in s.rows], reference, samples, seed)
         )
         for s in base
     ]
     return EvalReport(run, scored, best.name, datetime.now(UTC), command)
+
+
+def _ran(report: EvalReport) -> list[SystemScores]:
+    return [s for s in report.scores if s.skipped is None]
 
 
 def _cell(value: float | None) -> str:
@@ -82,7 +106,8 @@ def _cell(value: float | None) -> str:
 def markdown(report: EvalReport) -> str:
     """The results table, then the breakdown by question type."""
     run = report.run
-    metrics = list(report.scores[0].strict)
+    ran = _ran(report)
+    metrics = list(ran[0].strict)  # the baselines always run
     header = ["system", *metrics, f"expanded R@{HEADLINE_K}", f"Δ R@{HEADLINE_K} vs {report.best_baseline} [95% CI], p"]
     lines = [
         f"**{run.dataset.name}**: {len(run.dataset.questions)} questions, {len(run.dataset.corpus)} passages, "
@@ -92,6 +117,13 @@ def markdown(report: EvalReport) -> str:
         "|" + "---|" * len(header),
     ]
     for s in report.scores:
+        if s.skipped is not None:
+            lines.append(
+                "| "
+                + " | ".join([s.name, *("—" for _ in metrics), "—", "skipped: " + s.skipped.replace("|", "\\|")])
+                + " |"
+            )
+            continue
         test = s.versus_best_baseline
         delta = (
             ""
@@ -100,13 +132,21 @@ def markdown(report: EvalReport) -> str:
         )
         expanded = "" if s.kind == BASELINE else _cell(s.expanded.get(HEADLINE))
         lines.append("| " + " | ".join([s.name, *(_cell(s.strict[m]) for m in metrics), expanded, delta]) + " |")
-    types = list(report.scores[0].by_type)
+    failed = [s for s in ran if s.failed]
+    if failed:
+        lines.append("")
+        lines += [
+            f"{s.name}: a method failed in {s.failed} of {len(run.dataset.questions)} searches (a search where every "
+            f"method failed scores an empty list); first: {s.failure}"
+            for s in failed
+        ]
+    types = list(ran[0].by_type)
     if len(types) > 1:
-        counts = report.scores[0].by_type
+        counts = ran[0].by_type
         lines += ["", f"Recall@{HEADLINE_K} by question type:", ""]
         lines.append("| system | " + " | ".join(f"{t} (n={int(counts[t]['n'])})" for t in types) + " |")
         lines.append("|---|" + "---|" * len(types))
-        for s in report.scores:
+        for s in ran:
             lines.append(f"| {s.name} | " + " | ".join(_cell(s.by_type[t][HEADLINE]) for t in types) + " |")
     return "\n".join(lines) + "\n"
 
@@ -123,18 +163,23 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
         "corpus_sha256": run.dataset.corpus_hash,
         "config": json.loads(run.config.model_dump_json()),
         "best_baseline": report.best_baseline,
-        "recall_at_5": {s.name: round(s.strict[HEADLINE], 2) for s in report.scores},
-        "systems": {
-            s.name: {
-                "kind": s.kind,
-                "strict": _rounded(s.strict),
-                "expanded": _rounded(s.expanded),
-                "by_type": {t: _rounded(v) for t, v in s.by_type.items()},
-                "versus_best_baseline": None if s.versus_best_baseline is None else asdict(s.versus_best_baseline),
-            }
-            for s in report.scores
-        },
+        "recall_at_5": {s.name: round(s.strict[HEADLINE], 2) for s in _ran(report)},
+        "skipped": {s.name: s.skipped for s in report.scores if s.skipped is not None},
+        "systems": {s.name: _system_json(s) for s in report.scores},
         "seconds": _rounded(run.seconds),
+    }
+
+
+def _system_json(s: SystemScores) -> dict[str, Any]:
+    if s.skipped is not None:
+        return {"kind": s.kind, "skipped": s.skipped}
+    return {
+        "kind": s.kind,
+        "strict": _rounded(s.strict),
+        "expanded": _rounded(s.expanded),
+        "by_type": {t: _rounded(v) for t, v in s.by_type.items()},
+        "failed_searches": s.failed,
+        "versus_best_baseline": None if s.versus_best_baseline is None else asdict(s.versus_best_baseline),
     }
 
 
@@ -146,7 +191,7 @@ def question_lines(report: EvalReport) -> list[str]:
     """One JSON line per (system, question): the ranked passages and the question's scores, for diffing runs."""
     lines = []
     systems: dict[str, SystemRun] = {s.name: s for s in report.run.systems}
-    for s in report.scores:
+    for s in _ran(report):
         system = systems[s.name]
         for i, (question, row) in enumerate(zip(report.run.dataset.questions, s.rows, strict=True)):
             record = {
@@ -170,16 +215,15 @@ def chart(report: EvalReport, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    metrics = [m for m in report.scores[0].strict if m.startswith("recall@")]
-    width = 0.8 / len(report.scores)
-    figure, axes = plt.subplots(figsize=(max(6.0, 1.6 * len(metrics) * len(report.scores) ** 0.5), 4.0))
-    for n, s in enumerate(report.scores):
+    ran = _ran(report)
+    metrics = [m for m in ran[0].strict if m.startswith("recall@")]
+    width = 0.8 / len(ran)
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.6 * len(metrics) * len(ran) ** 0.5), 4.0))
+    for n, s in enumerate(ran):
         positions = [i + n * width for i in range(len(metrics))]
         bars = axes.bar(positions, [s.strict[m] for m in metrics], width, label=s.name)
         axes.bar_label(bars, fmt="%.0f", fontsize=7)
-    axes.set_xticks(
-        [i + width * (len(report.scores) - 1) / 2 for i in range(len(metrics))], [m.capitalize() for m in metrics]
-    )
+    axes.set_xticks([i + width * (len(ran) - 1) / 2 for i in range(len(metrics))], [m.capitalize() for m in metrics])
     axes.set_ylabel("% of gold passages retrieved")
     axes.set_ylim(0, 100)
     axes.set_title(

@@ -7,21 +7,19 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from agrag.components.data_models.chunk import Chunk, document_id_of
-from agrag.components.data_models.entity import Entity
-from agrag.components.data_models.relation import Relation
-from agrag.components.data_models.search_result import SearchResult
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
-from agrag.components.errors import EvaluationError
+from agrag.components.errors import AllRetrievalMethodsFailedError, ConfigError, EvaluationError
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows.ingest_report import IngestReport
-from agrag.pipelines.config_models import AgragConfig, RecipeConfig
+from agrag.pipelines.config_models import AgragConfig, RecipeConfig, Reranker, RetrievalMethod
+from agrag.pipelines.ingest_components import llm_client
 from agrag.pipelines.search_engine import SearchEngine
-from agrag.pipelines.settings import AgragSettings, EvalSettings, load_retrieval_settings
+from agrag.pipelines.settings import AgragSettings, EvalSettings, RetrievalSettings, load_retrieval_settings
 from agrag.pipelines.store_factory import open_knowledge_store
 from agrag.service.evaluation.baselines import Bm25Baseline, DenseBaseline, rrf
 from agrag.service.evaluation.dataset import EvalDataset
+from agrag.service.evaluation.passages import entities_to_support, ranked_passages
 from agrag.service.evaluation.workspace import BuiltStore, build_store, document_index
 
 BASELINE = "baseline"
@@ -35,19 +33,27 @@ Tick = Callable[[str, int], None]  # (what is running, questions done in it)
 
 @dataclass(frozen=True, slots=True)
 class SystemRun:
-    """One system's ranked passage lists, one per question.
+    """One system's ranked passage lists, one per question, or why the system did not run.
 
     Attributes:
         name: Column name in the report (``bm25``, ``hybrid``, ``hybrid (LLM triples)``).
         kind: ``baseline`` or ``recipe``.
         strict: Passage indexes from passage hits only (the headline).
-        expanded: Entities and relations replaced by the passages that support them (a diagnostic).
+        expanded: Entities, relations and community reports replaced by their passages (a diagnostic; see
+            ``passages``).
+        skipped: Why the recipe could not run here (a setting it needs is missing); then both lists are empty.
+        failed: Questions whose search had a failed method (a question where every method failed scores an empty
+            list).
+        failure: The first such failure, for the report.
     """
 
     name: str
     kind: str
     strict: list[list[int]]
     expanded: list[list[int]]
+    skipped: str | None = None
+    failed: int = 0
+    failure: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,53 +67,59 @@ class EvalRun:
     ingests: dict[str, IngestReport | None] = field(default_factory=dict)
 
 
-def _passages(
-    results: Sequence[SearchResult], index: dict[str, int], support: dict[str, list[str]]
-) -> tuple[list[int], list[int]]:
-    """Walk results best first; the first hit of a passage wins. Returns (strict, expanded)."""
-    strict: list[int] = []
-    expanded: list[int] = []
-    for result in results:
-        item = result.item
-        if isinstance(item, Chunk):
-            chunk_ids = [item.id]
-        elif isinstance(item, Entity):
-            chunk_ids = support.get(item.id, [])
-        elif isinstance(item, Relation):
-            chunk_ids = list(item.chunk_ids)
-        else:
-            chunk_ids = []
-        for chunk_id in chunk_ids:
-            passage = index.get(document_id_of(chunk_id))
-            if passage is None:
-                continue
-            if isinstance(item, Chunk) and passage not in strict:
-                strict.append(passage)
-            if passage not in expanded:
-                expanded.append(passage)
-    return strict, expanded
+def skip_reason(recipe: RecipeConfig, retrieval: RetrievalSettings, settings: AgragSettings) -> str | None:
+    """Why ``recipe`` cannot run with these settings (None: it can), said so the reader knows what to set."""
+    if recipe.reranker is Reranker.CROSS_ENCODER and retrieval.cross_encoder_model is None:
+        return "needs a cross-encoder: RETRIEVAL_CROSS_ENCODER_MODEL (a cross-encoder folder) is not set"
+    if RetrievalMethod.TEXT2CYPHER in recipe.methods and not settings.llm_base_url:
+        return "needs an LLM to write Cypher: AGRAG_LLM_BASE_URL is not set"
+    return None
 
 
-class _RecipeRunner:
-    def __init__(
-        self, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, index: dict[str, int], depth: int
-    ) -> None:
-        self.store = store
-        self.engine = SearchEngine(store, embedder, load_retrieval_settings())
+class RecipeRunner:
+    """Runs recipes over the questions with one search engine and keeps each question's passage lists.
+
+    Usage:
+        ```python
+        runner = RecipeRunner(SearchEngine(store, embedder), document_index(dataset), depth=10)
+        run = await runner.rank(load_recipe("hybrid"), questions, tick, "hybrid")
+        ```
+    """
+
+    def __init__(self, engine: SearchEngine, index: dict[str, int], depth: int) -> None:
+        """Search with ``engine``; ``index`` maps document ids to corpus indexes; lists keep ``depth`` passages."""
+        self.engine = engine
         self.index = index
         self.depth = depth
 
     async def rank(self, recipe: RecipeConfig, questions: Sequence[str], tick: Tick, label: str) -> SystemRun:
+        """One run of ``recipe`` labelled ``label``; skipped (with the reason) when its pipeline cannot be built.
+
+        A question whose every method fails scores an empty list; the run counts the questions with a failed method.
+        """
+        try:
+            self.engine.pipeline_for(recipe)  # builds and warms up once: a model that does not load skips the recipe
+        except ConfigError as exc:
+            return SystemRun(label, RECIPE, [], [], skipped=str(exc))
         strict, expanded = [], []
+        failed, failure = 0, ""
         for done, question in enumerate(questions, start=1):
-            results = (await self.engine.search_with_trace(question, recipe)).results
-            entity_ids = [r.item.id for r in results if isinstance(r.item, Entity)]
-            support = self.store.graph.supporting_chunk_ids(entity_ids) if entity_ids else {}
-            ranked = _passages(results, self.index, support)
+            try:
+                response = await self.engine.search_with_trace(question, recipe)
+            except AllRetrievalMethodsFailedError as exc:  # scored as an empty list, counted in the report
+                results, reasons = [], exc.failures
+            else:
+                results, reasons = response.results, response.trace.failures
+            if reasons:
+                failed += 1
+                failure = failure or "; ".join(f"{m}: {r}" for m, r in sorted(reasons.items()))
+            entity_ids = entities_to_support(results)
+            support = self.engine.store.graph.supporting_chunk_ids(entity_ids) if entity_ids else {}
+            ranked = ranked_passages(results, self.index, support)
             strict.append(ranked[0][: self.depth])
             expanded.append(ranked[1][: self.depth])
             tick(label, done)
-        return SystemRun(label, RECIPE, strict, expanded)
+        return SystemRun(label, RECIPE, strict, expanded, failed=failed, failure=failure)
 
 
 def run_baselines(dataset: EvalDataset, embedder: SentenceTransformersTextEmbedder, depth: int) -> list[SystemRun]:
@@ -162,7 +174,8 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
                 "or set evaluation.llm_triples=false."
             )
         variants.append((LLM_TRIPLES, ("ingest/extractor=triples", f"ingest.extractor.path={dataset.triples_path}")))
-    searcher = _Searcher(inputs, embedder, recipes, [q.question for q in dataset.questions], document_index(dataset))
+    questions = [q.question for q in dataset.questions]
+    searcher = _Searcher(inputs, embedder, recipes, questions, document_index(dataset))
     for variant, extra in variants:
         started = time.perf_counter()
         label = "triples" if variant else "default"
@@ -186,15 +199,21 @@ class _Searcher:
 
     def run(self, built: BuiltStore, variant: str, tick: Tick) -> list[SystemRun]:
         settings = self.inputs.settings.model_copy(update={"data_dir": built.data_dir})
+        retrieval = load_retrieval_settings()
 
         async def every_recipe(store: KnowledgeStore) -> list[SystemRun]:
-            runner = _RecipeRunner(store, self.embedder, self.index, max(self.inputs.config.evaluation.ks))
+            engine = SearchEngine(store, self.embedder, retrieval, llm=llm_client(settings))
+            runner = RecipeRunner(engine, self.index, max(self.inputs.config.evaluation.ks))
             runs = []
             for recipe in self.recipes:
                 label = f"{recipe.name} ({variant})" if variant else recipe.name
-                runs.append(await runner.rank(recipe, self.questions, tick, label))
+                reason = skip_reason(recipe, retrieval, settings)
+                if reason is None:
+                    runs.append(await runner.rank(recipe, self.questions, tick, label))
+                else:
+                    runs.append(SystemRun(label, RECIPE, [], [], skipped=reason))
             return runs
 
         config = self.inputs.config
-        with open_knowledge_store(settings, config.vector_store, self.embedder, load_retrieval_settings()) as store:
+        with open_knowledge_store(settings, config.vector_store, self.embedder, retrieval) as store:
             return asyncio.run(every_recipe(store))

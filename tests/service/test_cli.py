@@ -91,7 +91,7 @@ def test_unknown_recipe_exits_non_zero_naming_the_choices() -> None:
     result = CliRunner().invoke(app, ["search", "anything", "recipe=nonexistent"])
     assert result.exit_code == 2
     assert "no recipe named 'nonexistent'" in result.output
-    assert "Valid choices: chunk, hybrid, multi_hop" in result.output
+    assert "Valid choices: chunk, entity, graph_expand, hybrid, hybrid_reranked, multi_hop, text2cypher" in result.output
 
 
 def test_recipe_with_unknown_method_exits_non_zero_naming_the_methods(tmp_path: Path) -> None:

@@ -45,7 +45,12 @@ TRIPLES = {
     "Vega Camera": [["Vega Camera", "is a", "depth sensor"]],
 }
 RECIPES = ["hybrid", "chunk", "multi_hop"]
-SYSTEMS = ["bm25", "dense", "rrf", *RECIPES, *(f"{r} (LLM triples)" for r in RECIPES)]
+# evaluation.recipes=[all]: every recipe of conf/recipe. Without a loadable cross-encoder and without an LLM, two
+# of them are rows that say why they were skipped.
+EVERY_RECIPE = ["entity", "chunk", "hybrid", "hybrid_reranked", "graph_expand", "thematic", "text2cypher", "multi_hop"]
+SKIPPED = ["hybrid_reranked", "text2cypher"]
+RAN = [r for r in EVERY_RECIPE if r not in SKIPPED]
+SYSTEMS = ["bm25", "dense", "rrf", *RAN, *(f"{r} (LLM triples)" for r in RAN)]
 
 
 @pytest.fixture
@@ -67,10 +72,10 @@ def dataset_files(tmp_path: Path) -> tuple[Path, Path, Path]:
     return corpus, questions, triples
 
 
-def run_eval(files: tuple[Path, Path, Path], *extra: str) -> str:
+def run_eval(files: tuple[Path, Path, Path], *extra: str, env: dict[str, str] | None = None) -> str:
     corpus, questions, triples = files
     args = ["eval", "--corpus", str(corpus), "--questions", str(questions), "--triples", str(triples), *extra]
-    result = CliRunner().invoke(app, args, env={"COLUMNS": "240"})
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "240", **(env or {})})
     assert result.exit_code == 0, result.output + repr(result.exception)
     return result.output
 
@@ -78,16 +83,26 @@ def run_eval(files: tuple[Path, Path, Path], *extra: str) -> str:
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_eval_end_to_end_on_a_tiny_generic_dataset(tmp_path: Path, dataset_files: tuple[Path, Path, Path]) -> None:
-    output = run_eval(dataset_files, "evaluation.llm_triples=true", "evaluation.bootstrap_samples=200")
+    args = ("evaluation.llm_triples=true", "evaluation.bootstrap_samples=200", "evaluation.recipes=[all]")
+    env = {"RETRIEVAL_CROSS_ENCODER_MODEL": str(tmp_path / "no-cross-encoder")}
+    output = run_eval(dataset_files, *args, env=env)
 
     for system in SYSTEMS:
         assert f"| {system} |" in output
+    assert "Skipping text2cypher: needs an LLM" in output
+    for variant in ("", " (LLM triples)"):
+        assert f"| text2cypher{variant} | — |" in output and "AGRAG_LLM_BASE_URL is not set |" in output
+        assert f"| hybrid_reranked{variant} | — |" in output and "no-cross-encoder" in output
     assert "Store default: ingested 8 chunks" in output
     assert "Store triples: ingested 8 chunks" in output
     results = tmp_path / "bench" / "results"
     summary = json.loads(next(results.glob("corpus-*.json")).read_text())
     assert list(summary["recall_at_5"]) == SYSTEMS
     assert all(0 <= value <= 100 for value in summary["recall_at_5"].values())
+    assert set(summary["skipped"]) == {*SKIPPED, *(f"{r} (LLM triples)" for r in SKIPPED)}
+    assert summary["systems"]["graph_expand"]["strict"]["recall@5"] == 0.0, "no passage among its items"
+    assert summary["systems"]["graph_expand"]["expanded"]["recall@5"] > 0
+    assert summary["systems"]["thematic (LLM triples)"]["expanded"]["recall@5"] > 0
     assert summary["systems"]["hybrid"]["versus_best_baseline"]["p_not_better"] >= 0
     assert summary["systems"]["bm25"]["versus_best_baseline"] is None
     assert set(summary["systems"]["hybrid"]["by_type"]) == {"1hop", "2hop", "3hop"}
@@ -98,7 +113,7 @@ def test_eval_end_to_end_on_a_tiny_generic_dataset(tmp_path: Path, dataset_files
     assert all(len(line["ranked"]) <= 10 for line in lines)
     assert next(results.glob("*.png")).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    again = run_eval(dataset_files, "evaluation.llm_triples=true", "evaluation.bootstrap_samples=200")
+    again = run_eval(dataset_files, *args, env=env)
     assert "Store default: reused" in again
     assert "Store triples: reused" in again
 
@@ -148,7 +163,16 @@ def test_eval_on_a_slice_of_musique(tmp_path: Path) -> None:
     )
     corpus, question_file = write_generic(sliced, tmp_path / "slice")
     result = CliRunner().invoke(
-        app, ["eval", "--corpus", str(corpus), "--questions", str(question_file), "evaluation.bootstrap_samples=100"]
+        app,
+        [
+            "eval",
+            "--corpus",
+            str(corpus),
+            "--questions",
+            str(question_file),
+            "evaluation.bootstrap_samples=100",
+            f"evaluation.recipes=[{','.join(RECIPES)}]",
+        ],
     )
     assert result.exit_code == 0, result.output
     summary = json.loads(next((tmp_path / "bench" / "results").glob("corpus-*.json")).read_text())
