@@ -122,6 +122,8 @@ async def test_filters_apply_inside_each_method(engine: SearchEngine) -> None:
         "owner of each component", load_recipe("chunk"), SearchFilters(properties={"kind": "table"})
     )
     assert tables and all(isinstance(r.item, Chunk) and r.item.kind == "table" for r in tables)
+    named = await engine.search("planner", load_recipe("entity"), SearchFilters(properties={"name": "Orion Planner"}))
+    assert [r.item.name for r in named if isinstance(r.item, Entity)] == ["Orion Planner"]
     top = await engine.search("themes", load_recipe("thematic"), SearchFilters(properties={"level": [0]}))
     assert top and all(isinstance(r.item, Community) and r.item.level == 0 for r in top)
 
@@ -220,3 +222,31 @@ async def test_find_entity_traverse_and_relationship_types(engine: SearchEngine)
         await engine.traverse("Nobody Here Zzz")
     with pytest.raises(RetrievalError, match="No entity is called"):
         await engine.list_relationship_types("Orion Planer")
+
+
+async def test_the_specs_usage_example_runs_as_written(
+    example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = example_store
+    # The example of recipe-search.txt, with agrag's import lines.
+    from agrag.components.data_models.chunk import Chunk
+    from agrag.components.data_models.entity import Entity
+    from agrag.pipelines.recipes import HYBRID
+    from agrag.pipelines.search_engine import SearchEngine
+
+    engine = SearchEngine(graph_store=store, embedder=embedder)
+    results = await engine.search("Who wrote the Orion Planner?", HYBRID)
+    for result in results[:4]:
+        item = result.item
+        if isinstance(item, Entity):
+            label = item.name
+        elif isinstance(item, Chunk):
+            label = item.text[:40].replace("\n", " ")
+        else:
+            label = ""
+        print(f"{result.method:<7} {result.score:.4f}  {type(item).__name__:<7} {label}")
+
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and {line.split()[0] for line in lines} == {"entity", "chunk"}
+    assert any(line.startswith("entity") and line.endswith("Orion Planner") for line in lines[:2])
+    assert any("Maria Chen wr" in line for line in lines[:2]), "the chunk that names its author ranks in the top two"
