@@ -331,7 +331,7 @@ class EvalConfig(StrictModel):
     """What ``agrag eval`` runs and how it scores."""
 
     recipes: tuple[str, ...] = Field(
-        ("hybrid", "chunk", "multi_hop"), min_length=1, description="Recipes (conf/recipe names) to score."
+        ("all",), min_length=1, description="Recipes (conf/recipe names) to score; 'all' names every recipe."
     )
     ks: tuple[int, ...] = Field((2, 5, 10), min_length=1, description="The k of each Recall@k column.")
     result_limit: int = Field(

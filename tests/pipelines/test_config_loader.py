@@ -69,7 +69,7 @@ def test_chunker_ontology_and_resolution_groups_are_validated() -> None:
 
 
 def test_evaluation_settings_are_validated() -> None:
-    assert load_config().evaluation.recipes == ("hybrid", "chunk", "multi_hop")
+    assert load_config().evaluation.recipes == ("all",)
     assert load_config(["evaluation.ks=[10,2,2]"]).evaluation.ks == (2, 10)
     with pytest.raises(ConfigError, match="every k must be at least 1"):
         load_config(["evaluation.ks=[0,5]"])
