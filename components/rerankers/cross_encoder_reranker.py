@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_result import SearchItem, SearchResult
 from agrag.components.errors import ConfigError
@@ -65,6 +67,9 @@ def _load(model_dir: str, device: str) -> Any:
             except (OSError, ValueError, RuntimeError, KeyError) as exc:
                 raise _bad_model(model_dir, f"could not be loaded ({exc})") from exc
         return _MODELS[key]
+
+
+STEP = "rerank"
 
 
 @component
@@ -125,20 +130,24 @@ class CrossEncoderReranker:
         if self._model is None:
             self._model = _load(self.model_dir, self.device)
 
-    @component.output_types(results=list[SearchResult], scored=int)
+    @component.output_types(results=list[SearchResult], scored=int, status=MethodStatus)
     def run(self, query: str, results: list[SearchResult]) -> dict[str, Any]:
         """Re-rank ``results`` against ``query``.
 
         Returns:
-            ``results``: the new order, reports in their reserved slots; ``scored``: how many items the model scored.
+            ``results``: the new order, reports in their reserved slots; ``scored``: how many items the model scored;
+            ``status``: the step's count and time, for the trace.
         """
+        started = time.perf_counter()
         communities = [r for r in results if isinstance(r.item, Community)]
         others = [r for r in results if not isinstance(r.item, Community)]
         reranked = self._rerank(query, others)
         reserved = min(self.community_slots, self.limit, len(communities))
         head = self.limit - reserved
         ordered = [*reranked[:head], *communities[:reserved], *reranked[head:], *communities[reserved:]]
-        return {"results": ordered, "scored": len(others)}
+        elapsed = (time.perf_counter() - started) * 1000
+        status = MethodStatus(STEP, ok=True, count=len(ordered), elapsed_ms=elapsed)
+        return {"results": ordered, "scored": len(others), "status": status}
 
     def _rerank(self, query: str, results: list[SearchResult]) -> list[SearchResult]:
         if not results:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from haystack import component
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_result import SearchItem, SearchResult
 from agrag.components.errors import ConfigError
@@ -78,21 +81,28 @@ class NodeDistanceReranker:
         self._snapshot: tuple[str, _Snapshot] | None = None
         self._lock = threading.Lock()
 
-    @component.output_types(results=list[SearchResult])
-    def run(self, results: list[SearchResult]) -> dict[str, list[SearchResult]]:
+    @component.output_types(results=list[SearchResult], status=MethodStatus)
+    def run(self, results: list[SearchResult]) -> dict[str, Any]:
         """Re-order ``results`` by graph distance to their first ``top_entities`` entities.
 
         Returns:
-            ``results``: nearest first, each scored ``1 / (1 + distance)``; unchanged if no result is an entity.
+            ``results``: nearest first, each scored ``1 / (1 + distance)``, unchanged if no result is an entity;
+            ``status``: the step's count and time, for the trace.
         """
+        started = time.perf_counter()
+        ordered = self._order(results)
+        elapsed = (time.perf_counter() - started) * 1000
+        return {"results": ordered, "status": MethodStatus("rerank", ok=True, count=len(ordered), elapsed_ms=elapsed)}
+
+    def _order(self, results: list[SearchResult]) -> list[SearchResult]:
         seeds = [r.item.id for r in results if isinstance(r.item, Entity)][: self.top_entities]
         if not seeds:
-            return {"results": results}
+            return results
         snapshot = self._graph()
         hops = snapshot.hops(seeds, self.max_depth)
         distances = [self._distance(r.item, snapshot, hops) for r in results]
         order = sorted(range(len(results)), key=lambda i: distances[i])  # a stable sort: ties keep incoming order
-        return {"results": [replace(results[i], score=1.0 / (1.0 + distances[i])) for i in order]}
+        return [replace(results[i], score=1.0 / (1.0 + distances[i])) for i in order]
 
     def _graph(self) -> _Snapshot:
         # As PageRankChunkRetriever does: a snapshot per instance, read again only after a committed write. A store

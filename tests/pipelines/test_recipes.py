@@ -76,6 +76,7 @@ async def test_graph_expand_adds_neighbours_and_reports(engine: SearchEngine) ->
     assert any(isinstance(r.item, Relation) for r in results), "relations reached by the walk"
     assert sum(isinstance(r.item, Community) for r in results) <= recipe.community_top_k
     assert [s.method for s in response.trace.steps] == ["bfs", "community_expand"]
+    assert all(s.ok for s in response.trace.steps)
     seeds = {r.item.id for r in results if isinstance(r.item, Entity) and r.method == "entity"}
     walked = {r.item.id for r in results if isinstance(r.item, Entity) and r.methods == ("bfs",)}
     assert walked and not walked & seeds
@@ -165,6 +166,7 @@ async def test_hybrid_reranked_keeps_report_slots_after_a_cross_encoder_that_sco
     report_scores = model.predict([("Who owns the Atlas Controller?", rerank_text(r.item)) for r in reports])
     assert max(report_scores) < min(r.score for r in others), "the model scores reports lowest, yet they stay"
     assert [s.method for s in response.trace.steps] == ["community_expand", "rerank"]
+    assert all(s.ok and s.count > 0 and s.elapsed_ms > 0 for s in response.trace.steps)
 
 
 async def test_hybrid_reranked_without_a_model_says_which_setting_to_set(engine: SearchEngine) -> None:
