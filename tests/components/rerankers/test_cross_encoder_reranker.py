@@ -164,9 +164,11 @@ def test_few_results_keep_every_report_after_the_reranked_items(tiny_model: Path
 
 def test_nothing_to_score_loads_no_model(tmp_path: Path) -> None:
     reranker = CrossEncoderReranker(str(tmp_path / "absent"), limit=3, community_slots=2)
-    assert reranker.run(query=QUERY, results=[]) == {"results": [], "scored": 0}
+    empty = reranker.run(query=QUERY, results=[])
+    assert (empty["results"], empty["scored"], empty["status"].count) == ([], 0, 0)
     reports = fused(*COMMUNITIES)
-    assert reranker.run(query=QUERY, results=reports) == {"results": reports, "scored": 0}
+    out = reranker.run(query=QUERY, results=reports)
+    assert (out["results"], out["scored"], out["status"].ok) == (reports, 0, True)
 
 
 def test_a_missing_model_folder_names_the_setting_to_fix(tmp_path: Path) -> None:
