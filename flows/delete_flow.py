@@ -53,16 +53,14 @@ def delete_from(
     """
     retired = store.graph.delete_document(document_id)
     retirement = store.retire_chunks(retired)
+    touched = frozenset(retirement.touched)
     if store.journal is not None:
-        tasks.mark_communities_stale(store.journal, set(retirement.touched))
+        touched = tasks.mark_communities_stale(store.journal, set(touched))
     communities = 0
     settings = config.ingest.communities
     if settings.enabled:
         found = tasks.detect_communities.fn(store, settings)
         report_llm = llm if reports_use_llm(settings, llm) else None
-        touched = frozenset(retirement.touched)
-        if store.journal is not None:
-            touched = tasks.stale_communities(store.journal) or touched
         tasks.write_reports.fn(store, found, settings, report_llm, embedder, touched=touched)
         communities = len(found)
     return DeleteReport(document_id, len(retired), len(retirement.removed), communities)

@@ -21,6 +21,7 @@ from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.flows import ingest_tasks as tasks
 from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport
 from agrag.flows.ingest_tasks import Phase
@@ -98,6 +99,7 @@ def ingest_into(
             changed,
             config=config,
             store=store,
+            journal=journal,
             embedder=embedder,
             llm=llm,
             hashes=hashes,
@@ -121,14 +123,13 @@ def _ingest_changed(
     *,
     config: AgragConfig,
     store: KnowledgeStore,
+    journal: SqlitePhaseJournal,
     embedder: SentenceTransformersTextEmbedder,
     llm: OpenAIChatClient | None,
     hashes: PhaseHashes,
     progress: bool,
 ) -> IngestReport:
     """Chunk, extract, prune, resolve, embed and write the new or changed document versions."""
-    assert store.journal is not None
-    journal = store.journal
     ingest = config.ingest
     chunked = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), ingest, Phase(journal, hashes.chunk)))
     chunks = chunked.value

@@ -246,20 +246,11 @@ def _within_budget(estimate: LLMEstimate, limit: int) -> None:
     The estimate goes to the run's log (the Prefect UI) and to the terminal (stderr, above any progress bar), before
     the first call.
     """
-    line = estimate_line(estimate, limit)
+    line = f"LLM extraction estimate: {estimate.summary()}; limit ingest.max_llm_calls={limit}"
     get_run_logger().info(line)
     tqdm.write(line, file=sys.stderr)
     if estimate.calls > limit:
         raise LLMBudgetError("LLM extraction", estimate, limit)
-
-
-def estimate_line(estimate: LLMEstimate, limit: int) -> str:
-    """The estimate of LLM extraction as one line for people."""
-    return (
-        f"LLM extraction estimate: {estimate.items} chunks, up to {estimate.calls} calls, about "
-        f"{estimate.prompt_tokens:,} prompt tokens ({estimate.cached} chunks answered from the cache; "
-        f"limit ingest.max_llm_calls={limit})"
-    )
 
 
 @task(name="prune", cache_policy=NO_CACHE, persist_result=False)
@@ -423,10 +414,14 @@ def write_stores(
 COMMUNITIES_STALE = PhaseKey(GRAPH_SUBJECT, "communities-stale", "")
 
 
-def mark_communities_stale(journal: SqlitePhaseJournal, touched: set[str]) -> None:
-    """Record that the graph changed around ``touched`` entities: communities and their reports must be redone."""
-    before: frozenset[str] = journal.load(COMMUNITIES_STALE) or frozenset()
-    journal.save(COMMUNITIES_STALE, before | touched)
+def mark_communities_stale(journal: SqlitePhaseJournal, touched: set[str]) -> frozenset[str]:
+    """Record that the graph changed around ``touched`` entities; return every entity touched since the last refresh.
+
+    Communities around them, and their reports, must be redone.
+    """
+    stale = (stale_communities(journal) or frozenset()) | touched
+    journal.save(COMMUNITIES_STALE, stale)
+    return stale
 
 
 def stale_communities(journal: SqlitePhaseJournal) -> frozenset[str] | None:

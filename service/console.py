@@ -171,11 +171,7 @@ def _print_run_notes(console: Console, report: IngestReport) -> None:
         resumed = ", ".join(f"{phase} {count}" for phase, count in report.documents_resumed.items())
         console.print(f"Resumed an interrupted run: documents whose work was already done, by phase: {resumed}")
     if report.llm_estimate is not None:
-        e = report.llm_estimate
-        console.print(
-            f"LLM extraction estimate: {e.items} chunks, up to {e.calls} calls, about {e.prompt_tokens:,} prompt "
-            f"tokens ({e.cached} chunks answered from the cache)"
-        )
+        console.print(f"LLM extraction estimate: {report.llm_estimate.summary()}")
     if report.llm_calls or report.llm_cache_hits:
         console.print(f"LLM: {report.llm_calls} calls, {report.llm_cache_hits} answered from the cache")
 

@@ -22,3 +22,10 @@ class LLMEstimate:
     calls: int
     prompt_tokens: int
     cached: int = 0
+
+    def summary(self) -> str:
+        """The estimate as one line for people."""
+        return (
+            f"{self.items} chunks, up to {self.calls} calls, about {self.prompt_tokens:,} prompt tokens "
+            f"({self.cached} chunks answered from the cache)"
+        )

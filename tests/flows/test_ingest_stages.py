@@ -166,13 +166,18 @@ def homonym_script(messages: list[dict[str, str]]) -> str:
     return json.dumps({"entities": entities, "relations": relations if len(entities) > 1 else []})
 
 
-def test_homonyms_stay_apart_and_an_undone_merge_restores_both_entities(
-    prefect_harness: None, tmp_path: Path, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
-) -> None:
+def _homonym_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "homonyms"
     folder.mkdir()
     for name, text in HOMONYMS.items():
         (folder / name).write_text(text)
+    return folder
+
+
+def test_homonyms_stay_apart_and_an_undone_merge_restores_both_entities(
+    prefect_harness: None, tmp_path: Path, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    folder = _homonym_folder(tmp_path)
     config = load_config(["ingest/extractor=llm", "ingest/ontology=engineering"])
     with scripted_llm(homonym_script) as server:
         report = ingest_into(str(folder), config, store, embedder, llm=client(server))
@@ -222,10 +227,7 @@ def test_an_llm_ingest_over_the_call_limit_stops_before_any_call(
 def test_cached_answers_are_never_paid_for_twice(
     prefect_harness: None, tmp_path: Path, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
 ) -> None:
-    folder = tmp_path / "homonyms"
-    folder.mkdir()
-    for name, text in HOMONYMS.items():
-        (folder / name).write_text(text)
+    folder = _homonym_folder(tmp_path)
     config = load_config(["ingest/extractor=llm", "ingest/ontology=engineering", "ingest.max_llm_calls=6"])
     cache = SqliteLLMCache(tmp_path / "llm-cache.sqlite")
     with scripted_llm(homonym_script) as server:
