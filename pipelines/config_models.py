@@ -60,6 +60,11 @@ class RecipeConfig(StrictModel):
     bfs_depth: int | None = Field(
         None, ge=1, le=5, description="Hops of the walk; unset uses RETRIEVAL_TRAVERSAL_DEPTH."
     )
+    bfs_passages: bool = Field(
+        True,
+        description="With bfs: also return the passages that state the walk (chunks naming the seeds or stating a "
+        "walked relation), most similar to the query first.",
+    )
     reranker: Reranker | None = Field(
         None, description="Re-rank the candidates: cross_encoder or node_distance; unset keeps the fused order."
     )
@@ -103,6 +108,8 @@ class RecipeConfig(StrictModel):
             )
         if self.bfs_depth is not None and not self.bfs:
             raise ValueError("bfs_depth is set but bfs is false: set bfs: true or remove bfs_depth")
+        if "bfs_passages" in self.model_fields_set and not self.bfs:
+            raise ValueError("bfs_passages is set but bfs is false: set bfs: true or remove bfs_passages")
         return self
 
 

@@ -19,11 +19,13 @@ from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalError
 from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
+from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.retrievers.filter_conditions import check_properties
 from agrag.components.retrievers.graph_candidate_retriever import GraphCandidateRetriever
+from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.pipelines.config_models import RecipeConfig, RetrievalMethod
+from agrag.pipelines.config_models import RecipeConfig
 from agrag.pipelines.search_pipeline import CUT, FUSION, STEPS, build_search_pipeline, pipeline_inputs
 from agrag.pipelines.settings import RetrievalSettings, load_retrieval_settings
 
@@ -74,11 +76,14 @@ class SearchEngine:
         self.concurrency_limit = concurrency_limit
         self.llm = llm
         self._pipelines: dict[RecipeConfig, Pipeline] = {}
+        self._snapshots = PassageGraphCache(graph_store.graph)  # one in-memory passage graph for every recipe
 
     def pipeline_for(self, recipe: RecipeConfig) -> Pipeline:
         """The (cached) Haystack pipeline of a recipe."""
         if recipe not in self._pipelines:
-            pipeline = build_search_pipeline(recipe, self.store, self.embedder, self.settings, self.llm)
+            pipeline = build_search_pipeline(
+                recipe, self.store, self.embedder, self.settings, self.llm, snapshots=self._snapshots
+            )
             pipeline.warm_up()  # load models now, so a trace times the search and not the model load
             self._pipelines[recipe] = pipeline
         return self._pipelines[recipe]
@@ -151,7 +156,17 @@ class SearchEngine:
             exact = [e for e in exact if e.id in allowed]
             if exact:
                 return exact[0]
-        hits = await self.search(name, ENTITY_LOOKUP, filters)
+        # By similarity alone: a misspelt "Orion Planer" means the Orion Planner, not the entity "Orion" it names.
+        embedding = (await asyncio.to_thread(self.embedder.run, text=name))["embedding"]
+        lookup = QdrantEntityRetriever(
+            self.store.entities, top_k=1, ids_of_documents=self.store.graph.entity_ids_of_documents
+        )
+        out = await asyncio.to_thread(lookup.run, query=name, query_embedding=embedding, filters=filters)
+        status = out["status"]
+        if isinstance(status, MethodStatus) and not status.ok:
+            raise RetrievalError(f"Entity search for {name!r} failed: {status.error}")
+        hits = out["results"]
+        assert isinstance(hits, list)  # the retriever's declared output
         return next((r.item for r in hits if isinstance(r.item, Entity)), None)
 
     async def traverse(
@@ -192,10 +207,6 @@ class SearchEngine:
         nearest = await self.find_entity(seed)
         hint = f" Did you mean {nearest.name!r} (id {nearest.id})?" if nearest is not None else ""
         raise RetrievalError(f"No entity is called or has the id {seed!r}.{hint}")
-
-
-# The recipe ``find_entity`` falls back to: entity search alone, its best hit.
-ENTITY_LOOKUP = RecipeConfig(name="find_entity", methods=(RetrievalMethod.ENTITY,), limit=1)
 
 
 def _passes(entity: Entity, filters: SearchFilters | None) -> bool:

@@ -1,9 +1,9 @@
 """Builds the Haystack pipeline of a recipe from its fields; the components hold the algorithms.
 
 Shape: the query embedder feeds every method; the methods run at the same time; ``fusion`` (RRF) merges them; the
-optional graph walk (``bfs``) starts from the fused entity hits; the optional community expansion starts from the
-entities found so far; ``final_fusion`` merges every list (methods, walk, reports) once; the optional re-rank
-re-orders; ``cut`` keeps ``limit`` results.
+optional graph walk (``bfs``) starts from the fused entity hits and also gives the passages that state it; the
+optional community expansion starts from the entities found so far; ``final_fusion`` merges every list (methods,
+walk, walk passages, reports) once; the optional re-rank re-orders; ``cut`` keeps ``limit`` results.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.errors import ConfigError
 from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
 from agrag.components.expanders.graph_community_expander import GraphCommunityExpander
+from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.joiners.rrf_joiner import RRFJoiner
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.retrievers.llm_text2cypher_retriever import LLMText2CypherRetriever
@@ -49,10 +50,14 @@ def _method(
     top_k: int,
     settings: RetrievalSettings,
     llm: OpenAIChatClient | None,
+    *,
+    snapshots: PassageGraphCache,
 ) -> Any:
     graph = store.graph
     if method is RetrievalMethod.ENTITY:
-        return QdrantEntityRetriever(store.entities, top_k=top_k, ids_of_documents=graph.entity_ids_of_documents)
+        return QdrantEntityRetriever(
+            store.entities, top_k=top_k, ids_of_documents=graph.entity_ids_of_documents, names=snapshots
+        )
     if method is RetrievalMethod.CHUNK:
         return QdrantChunkRetriever(store.chunks, top_k=top_k, graph=graph)
     if method is RetrievalMethod.COMMUNITY:
@@ -62,7 +67,12 @@ def _method(
     if method is RetrievalMethod.TEXT2CYPHER:
         return LLMText2CypherRetriever(graph, llm, top_k=top_k)
     return PageRankChunkRetriever(
-        graph, store.chunks, top_k=top_k, damping=settings.ppr_damping, temperature=settings.ppr_temperature
+        graph,
+        store.chunks,
+        top_k=top_k,
+        damping=settings.ppr_damping,
+        temperature=settings.ppr_temperature,
+        snapshots=snapshots,
     )
 
 
@@ -95,10 +105,13 @@ def build_search_pipeline(
     embedder: SentenceTransformersTextEmbedder,
     settings: RetrievalSettings,
     llm: OpenAIChatClient | None = None,
+    *,
+    snapshots: PassageGraphCache | None = None,
 ) -> Pipeline:
     """Build the pipeline for ``recipe``; components are named after the methods and the steps.
 
-    Run it with ``Pipeline.run_async`` so the methods run at the same time.
+    Run it with ``Pipeline.run_async`` so the methods run at the same time. ``snapshots`` shares the in-memory
+    passage graph between the pipelines of one engine (None: this pipeline builds its own).
 
     Raises:
         ConfigError: the recipe needs something the settings do not give (a cross-encoder model).
@@ -108,18 +121,25 @@ def build_search_pipeline(
     pipeline.add_component(FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(FINAL_FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(CUT, LimitCutter(limit=recipe.limit))
+    snapshots = snapshots or PassageGraphCache(store.graph)
     for method in recipe.methods:
-        pipeline.add_component(method.value, _method(method, store, recipe.limit, settings, llm))
+        pipeline.add_component(method.value, _method(method, store, recipe.limit, settings, llm, snapshots=snapshots))
         pipeline.connect(f"{EMBEDDER}.embedding", f"{method.value}.query_embedding")
         pipeline.connect(f"{method.value}.results", f"{FUSION}.results")
         pipeline.connect(f"{method.value}.results", f"{FINAL_FUSION}.results")
     found = f"{FUSION}.results"
     if recipe.bfs:
         depth = recipe.bfs_depth or settings.traversal_depth
-        walk = GraphBfsExpander(store.graph, depth=depth, per_hop=settings.traversal_per_hop, limit=recipe.limit)
+        chunks = store.chunks if recipe.bfs_passages else None
+        walk = GraphBfsExpander(
+            store.graph, depth=depth, per_hop=settings.traversal_per_hop, limit=recipe.limit, chunks=chunks
+        )
         pipeline.add_component(WALK, walk)
         pipeline.connect(found, f"{WALK}.results")
         pipeline.connect(f"{WALK}.results", f"{FINAL_FUSION}.results")
+        if recipe.bfs_passages:
+            pipeline.connect(f"{EMBEDDER}.embedding", f"{WALK}.query_embedding")
+            pipeline.connect(f"{WALK}.passages", f"{FINAL_FUSION}.results")
         if recipe.community_expand:  # the reports around the neighbours too
             pipeline.add_component(WALK_FUSION, RRFJoiner(k=settings.rrf_k))
             pipeline.connect(found, f"{WALK_FUSION}.results")
@@ -147,8 +167,10 @@ def pipeline_inputs(
         data[method.value] = {"query": query}
         if method in FILTERED and filters is not None:
             data[method.value]["filters"] = filters
-    if recipe.bfs and filters is not None and filters.relation_types:
-        data[WALK] = {"relation_types": list(filters.relation_types)}
+    if recipe.bfs and filters is not None and not filters.empty:
+        data[WALK] = {"relation_types": list(filters.relation_types) or None}
+        if recipe.bfs_passages:
+            data[WALK]["filters"] = filters
     if recipe.reranker is Reranker.CROSS_ENCODER:
         data[RERANK] = {"query": query}
     return data

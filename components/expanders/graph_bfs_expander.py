@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from haystack import component
 
+from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
+from agrag.components.retrievers.chunk_parents import parents_of
+from agrag.components.retrievers.filter_conditions import payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
+from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.vector_payloads import chunk_from_payload
+from agrag.components.stores.vector_store import VectorCollection, VectorHit, VectorStore
+
+# Passages of the walk: a chunk's score is its cosine to the query plus LINK_BONUS per log(1 + links), where links
+# counts the seeds it mentions and the walked relations it states, so "the chunk that names both" rises.
+LINK_BONUS = 0.05
+WALK_CANDIDATES = 100  # relations walked when passages are wanted (the result list still keeps ``limit``)
+MENTIONS_PER_SEED = 50  # a hub seed's chunks that become passage candidates, best supporting first
 
 
 @component
@@ -20,15 +35,21 @@ class GraphBfsExpander:
 
     The seeds are the first ``seeds`` entities of the incoming (fused) results. The walk goes ``depth`` hops in
     both directions, keeps the ``per_hop`` best supported relations of each hop, and never expands an entity twice.
-    The output holds the entities reached (never the seeds) and the relations walked, nearest hop first, then most
-    supporting chunks first, at most ``limit`` of them, each with the method ``bfs``. A failure is reported in
-    ``status`` and gives no results, so the search still returns what its methods found.
+    ``results`` holds the entities reached (never the seeds) and the relations walked, nearest hop first, then most
+    supporting chunks first, at most ``limit`` of them, each with the method ``bfs``.
+
+    With a chunk store and the query's embedding, ``passages`` holds the chunks that state the walk: those naming a
+    seed and those a walked relation was extracted from, most similar to the query first, with a bonus for a chunk
+    that ties several of them together (at most ``limit``, current versions only, narrowed by the search's
+    filters). They make the walk's answer traceable to source text, and they reach the second passage of a
+    two-step question, which no similarity search of the question finds. A failure is reported in ``status`` and
+    gives no results, so the search still returns what its methods found.
 
     Usage:
         ```python
-        expander = GraphBfsExpander(store.graph, depth=2)
-        out = expander.run(results=fused)
-        neighbours = out["results"]
+        expander = GraphBfsExpander(store.graph, depth=2, chunks=store.chunks)
+        out = expander.run(results=fused, query_embedding=vector)
+        neighbours, passages = out["results"], out["passages"]
         ```
     """
 
@@ -41,17 +62,25 @@ class GraphBfsExpander:
         seeds: int = 5,
         *,
         method: str = "bfs",
+        chunks: VectorStore | None = None,
     ) -> None:
+        """Walk ``graph``; with ``chunks`` (the chunks collection), also rank the walk's passages."""
         self.graph = graph
         self.depth = depth
         self.per_hop = per_hop
         self.limit = limit
         self.seeds = seeds
         self.method = method
+        self.chunks = chunks
 
-    @component.output_types(results=list[SearchResult], status=MethodStatus)
+    @component.output_types(results=list[SearchResult], passages=list[SearchResult], status=MethodStatus)
     def run(
-        self, results: list[SearchResult], relation_types: list[str] | None = None, depth: int | None = None
+        self,
+        results: list[SearchResult],
+        relation_types: list[str] | None = None,
+        depth: int | None = None,
+        query_embedding: Embedding | None = None,
+        filters: SearchFilters | None = None,
     ) -> dict[str, object]:
         """Walk the graph from the entity hits of ``results``.
 
@@ -59,12 +88,34 @@ class GraphBfsExpander:
             results: The fused results; their first entities are the seeds.
             relation_types: Only cross relations of these types (None: all).
             depth: Hops of the walk (None: the expander's ``depth``).
+            query_embedding: The query's embedding; with it (and a chunk store) the walk's passages are ranked.
+            filters: Narrow the passages (document ids, chunk properties) like the chunk method's results.
 
         Returns:
-            ``results``: the entities and relations reached, nearest first; ``status``: how the walk went.
+            ``results``: the entities and relations reached, nearest first; ``passages``: the chunks that state
+            them, best first; ``status``: how the walk went.
         """
         seed_ids = list(dict.fromkeys(r.item.id for r in results if isinstance(r.item, Entity)))[: self.seeds]
-        return guarded_run(self.method, lambda: self.walk(seed_ids, relation_types, depth=depth))
+        passages: list[SearchResult] = []
+        with_passages = self.chunks is not None and query_embedding is not None
+
+        def search() -> list[SearchResult]:
+            if not seed_ids or self.limit <= 0:
+                return []
+            walked = self.limit if not with_passages else max(self.limit, WALK_CANDIDATES)
+            steps = self._steps(seed_ids, relation_types, "both", depth, walked)
+            if with_passages and query_embedding is not None:
+                passages.extend(self._passages(seed_ids, steps, query_embedding, filters))
+            return self._ranked(seed_ids, steps, self.limit)
+
+        out = guarded_run(self.method, search)
+        status = out["status"]
+        if isinstance(status, MethodStatus) and status.ok:
+            out["passages"] = passages
+            out["status"] = replace(status, count=status.count + len(passages))
+        else:
+            out["passages"] = []
+        return out
 
     def walk(
         self,
@@ -79,9 +130,21 @@ class GraphBfsExpander:
         limit = self.limit if limit is None else limit
         if not seed_ids or limit <= 0:
             return []
-        steps = self.graph.traverse(
+        return self._ranked(seed_ids, self._steps(seed_ids, relation_types, direction, depth, limit), limit)
+
+    def _steps(
+        self,
+        seed_ids: Sequence[str],
+        relation_types: Sequence[str] | None,
+        direction: str,
+        depth: int | None,
+        limit: int,
+    ) -> list[tuple[Relation, int]]:
+        return self.graph.traverse(
             seed_ids, relation_types, direction=direction, depth=depth or self.depth, per_hop=self.per_hop, limit=limit
         )
+
+    def _ranked(self, seed_ids: Sequence[str], steps: list[tuple[Relation, int]], limit: int) -> list[SearchResult]:
         seeds = set(seed_ids)
         ranked: list[tuple[tuple[int, int, int, str], Entity | Relation]] = []
         # An entity is reached at the first hop of a relation touching it; its support is that of those relations.
@@ -102,4 +165,32 @@ class GraphBfsExpander:
         return [
             SearchResult(item, 1.0 / (1 + rank), self.method, (self.method,))
             for rank, (_, item) in enumerate(ranked[:limit])
+        ]
+
+    def _passages(
+        self,
+        seed_ids: Sequence[str],
+        steps: list[tuple[Relation, int]],
+        query_embedding: Embedding,
+        filters: SearchFilters | None,
+    ) -> list[SearchResult]:
+        assert self.chunks is not None  # checked by the caller
+        links: dict[str, int] = {}
+        for chunk_ids in self.graph.supporting_chunk_ids(list(seed_ids)).values():
+            for chunk_id in chunk_ids[:MENTIONS_PER_SEED]:
+                links[chunk_id] = links.get(chunk_id, 0) + 1
+        for relation, _ in steps:
+            for chunk_id in relation.chunk_ids:
+                links[chunk_id] = links.get(chunk_id, 0) + 1
+        if not links:
+            return []
+        condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
+        cosines = self.chunks.similarities(query_embedding.values, sorted(links), condition)
+        scores = {c: cosine + LINK_BONUS * math.log1p(links[c]) for c, cosine in cosines.items()}
+        best = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[: self.limit]
+        payloads = {p.id: p.payload for p in self.chunks.fetch(best)}
+        chunks = [chunk_from_payload(VectorHit(c, scores[c], payloads[c])) for c in best if c in payloads]
+        parents = parents_of(self.graph, chunks)
+        return [
+            SearchResult(c, scores[c.id], self.method, (self.method,), parents.get(c.parent_id or "")) for c in chunks
         ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import threading
 
 from haystack import component
 
@@ -11,10 +10,11 @@ from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.graph.passage_graph import PassageGraph
+from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
 from agrag.components.retrievers.query_names import query_entity_ids
-from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
+from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import VectorHit, VectorStore
 
@@ -49,23 +49,20 @@ class PageRankChunkRetriever:
         damping: float = 0.5,
         temperature: float = 0.1,
         method: str = "ppr",
+        snapshots: PassageGraphCache | None = None,
     ) -> None:
+        """``snapshots`` shares the graph snapshot with the engine's other methods (None: this retriever's own)."""
         self.graph_store = graph_store
         self.chunk_store = chunk_store
         self.top_k = top_k
         self.damping = damping
         self.temperature = temperature
         self.method = method
-        self._snapshot: tuple[str, PassageGraph] | None = None
-        self._lock = threading.Lock()
+        self.snapshots = snapshots or PassageGraphCache(graph_store)
 
     def graph(self) -> PassageGraph:
         """The passage-entity graph, read again from the store only when its generation changed."""
-        generation = self.graph_store.info().get(GENERATION_KEY, "")
-        with self._lock:
-            if self._snapshot is None or self._snapshot[0] != generation:
-                self._snapshot = (generation, PassageGraph(self.graph_store.passage_edges()))
-            return self._snapshot[1]
+        return self.snapshots.get()
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(self, query: str, query_embedding: Embedding, top_k: int | None = None) -> dict[str, object]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from haystack import component
 
-from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
+from agrag.components.retrievers.chunk_parents import parents_of
 from agrag.components.retrievers.filter_conditions import payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.stores.graph_store import GraphStore
@@ -55,16 +55,10 @@ class QdrantChunkRetriever:
             condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
             hits = self.store.query(query_embedding.values, query, limit, condition)
             chunks = [chunk_from_payload(h) for h in hits]
-            parents = self._parents(chunks)
+            parents = parents_of(self.graph, chunks)
             return [
                 SearchResult(c, h.score, self.method, (self.method,), parents.get(c.parent_id or ""))
                 for c, h in zip(chunks, hits, strict=True)
             ]
 
         return guarded_run(self.method, search)
-
-    def _parents(self, chunks: list[Chunk]) -> dict[str, Chunk]:
-        wanted = sorted({c.parent_id for c in chunks if c.parent_id})
-        if self.graph is None or not wanted:
-            return {}
-        return {p.id: p for p in self.graph.get_chunks(wanted)}

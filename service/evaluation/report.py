@@ -23,7 +23,7 @@ from agrag.service.evaluation.metrics import (
     paired_bootstrap,
     question_scores,
 )
-from agrag.service.evaluation.runner import BASELINE, EvalRun, SystemRun
+from agrag.service.evaluation.runner import BASELINE, RRF_BASELINE, EvalRun, SystemRun
 
 HEADLINE = f"recall@{HEADLINE_K}"
 
@@ -42,6 +42,7 @@ class SystemScores:
     skipped: str | None = None
     failed: int = 0
     failure: str = ""
+    versus_rrf: PairedBootstrap | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +85,22 @@ def score(run: EvalRun, command: str) -> EvalReport:
     best = max(baselines, key=lambda s: s.strict[HEADLINE])
     reference = [row[HEADLINE] for row in best.rows]
     samples, seed = run.config.evaluation.bootstrap_samples, run.config.evaluation.seed
-    scored = [
-        s
-        if s.kind == BASELINE or s.skipped is not None
-        else replace(
-            s, versus_best_baseline=paired_bootstrap([row[HEADLINE] for row in s.rows], reference, samples, seed)
+    # The fused baseline is the one a fused recipe must beat, even when a single leg of it scores higher.
+    fused = next((s for s in baselines if s.name == RRF_BASELINE), None)
+    fused_reference = None if fused is None else [row[HEADLINE] for row in fused.rows]
+    scored = []
+    for s in base:
+        if s.kind == BASELINE or s.skipped is not None:
+            scored.append(s)
+            continue
+        mine = [row[HEADLINE] for row in s.rows]
+        scored.append(
+            replace(
+                s,
+                versus_best_baseline=paired_bootstrap(mine, reference, samples, seed),
+                versus_rrf=None if fused_reference is None else paired_bootstrap(mine, fused_reference, samples, seed),
+            )
         )
-        for s in base
-    ]
     return EvalReport(run, scored, best.name, datetime.now(UTC), command)
 
 
@@ -103,12 +112,24 @@ def _cell(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
 
+def _delta(test: PairedBootstrap | None) -> str:
+    if test is None:
+        return ""
+    return f"{test.difference:+.1f} [{test.low:+.1f}, {test.high:+.1f}], p={test.p_not_better:.3f}"
+
+
 def markdown(report: EvalReport) -> str:
     """The results table, then the breakdown by question type."""
     run = report.run
     ran = _ran(report)
     metrics = list(ran[0].strict)  # the baselines always run
-    header = ["system", *metrics, f"expanded R@{HEADLINE_K}", f"Δ R@{HEADLINE_K} vs {report.best_baseline} [95% CI], p"]
+    header = [
+        "system",
+        *metrics,
+        f"expanded R@{HEADLINE_K}",
+        f"Δ R@{HEADLINE_K} vs {report.best_baseline} [95% CI], p",
+        f"Δ R@{HEADLINE_K} vs {RRF_BASELINE} [95% CI], p",
+    ]
     lines = [
         f"**{run.dataset.name}**: {len(run.dataset.questions)} questions, {len(run.dataset.corpus)} passages, "
         f"{report.created:%Y-%m-%d}. Strict scoring (passage hits only); `{report.command}`",
@@ -120,18 +141,13 @@ def markdown(report: EvalReport) -> str:
         if s.skipped is not None:
             lines.append(
                 "| "
-                + " | ".join([s.name, *("—" for _ in metrics), "—", "skipped: " + s.skipped.replace("|", "\\|")])
+                + " | ".join([s.name, *("—" for _ in metrics), "—", "—", "skipped: " + s.skipped.replace("|", "\\|")])
                 + " |"
             )
             continue
-        test = s.versus_best_baseline
-        delta = (
-            ""
-            if test is None
-            else f"{test.difference:+.1f} [{test.low:+.1f}, {test.high:+.1f}], p={test.p_not_better:.3f}"
-        )
         expanded = "" if s.kind == BASELINE else _cell(s.expanded.get(HEADLINE))
-        lines.append("| " + " | ".join([s.name, *(_cell(s.strict[m]) for m in metrics), expanded, delta]) + " |")
+        deltas = [_delta(s.versus_best_baseline), _delta(s.versus_rrf)]
+        lines.append("| " + " | ".join([s.name, *(_cell(s.strict[m]) for m in metrics), expanded, *deltas]) + " |")
     failed = [s for s in ran if s.failed]
     if failed:
         lines.append("")
@@ -180,6 +196,7 @@ def _system_json(s: SystemScores) -> dict[str, Any]:
         "by_type": {t: _rounded(v) for t, v in s.by_type.items()},
         "failed_searches": s.failed,
         "versus_best_baseline": None if s.versus_best_baseline is None else asdict(s.versus_best_baseline),
+        "versus_rrf": None if s.versus_rrf is None else asdict(s.versus_rrf),
     }
 
 

@@ -27,6 +27,7 @@ RECIPE = "recipe"
 LLM_TRIPLES = "LLM triples"
 # Passed to every ingest of an evaluation: one embedded store per run, whatever the user's default backend.
 EVAL_STORE_OVERRIDES = ("vector_store=edge",)
+RRF_BASELINE = "rrf"  # the fused baseline (RRF of BM25 and dense)
 
 Tick = Callable[[str, int], None]  # (what is running, questions done in it)
 
@@ -130,7 +131,7 @@ def run_baselines(dataset: EvalDataset, embedder: SentenceTransformersTextEmbedd
     fused = [rrf([a, b]) for a, b in zip(bm25, dense, strict=True)]
     return [
         SystemRun(name, BASELINE, [r[:depth] for r in lists], [r[:depth] for r in lists])
-        for name, lists in (("bm25", bm25), ("dense", dense), ("rrf", fused))
+        for name, lists in (("bm25", bm25), ("dense", dense), (RRF_BASELINE, fused))
     ]
 
 

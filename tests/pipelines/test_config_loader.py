@@ -165,6 +165,9 @@ def test_an_unknown_reranker_and_steps_without_entities_are_refused(tmp_path: Pa
     conf = user_recipe(tmp_path, "walk", "methods: [chunk]\nbfs: true\n")
     with pytest.raises(ConfigError, match="bfs start from the entities found, but methods has no entity"):
         load_config(["recipe=walk"], user_dir=conf)
+    conf = user_recipe(tmp_path, "passages", "methods: [entity]\nbfs_passages: true\n")
+    with pytest.raises(ConfigError, match="bfs_passages is set but bfs is false: set bfs: true or remove"):
+        load_config(["recipe=passages"], user_dir=conf)
 
 
 def test_every_preset_is_importable_and_matches_the_spec() -> None:

@@ -82,6 +82,44 @@ async def test_graph_expand_adds_neighbours_and_reports(engine: SearchEngine) ->
     assert walked and not walked & seeds
 
 
+async def test_graph_expand_returns_the_passages_that_state_the_walk(engine: SearchEngine) -> None:
+    recipe = load_recipe("graph_expand")
+    response = await engine.search_with_trace("Who did Maria Chen work with?", recipe)
+    graph = engine.store.graph
+    seeds = [r.item.id for r in response.results if isinstance(r.item, Entity) and r.method == "entity"][:5]
+    relations = graph.traverse(seeds, depth=2, per_hop=engine.settings.traversal_per_hop, limit=100)
+    stating = {c for relation, _ in relations for c in relation.chunk_ids}
+    naming = {c for ids in graph.supporting_chunk_ids(seeds).values() for c in ids}
+    passages = [r for r in response.results if isinstance(r.item, Chunk)]
+    assert passages, "the walk brings the passages that state it"
+    for passage in passages:
+        assert passage.methods == ("bfs",) and passage.item.id in stating | naming
+        if passage.item.parent_id:
+            assert passage.parent is not None and passage.parent.id == passage.item.parent_id
+    assert any("Maria Chen" in p.item.text and "Lena Brandt" in p.item.text for p in passages)
+    (walk,) = response.trace.steps[:1]
+    assert walk.method == "bfs" and walk.count >= len(passages)
+
+    team = document_id_for("team.md")
+    scoped = await engine.search("Who did Maria Chen work with?", recipe, SearchFilters(document_ids=(team,)))
+    scoped_passages = [r.item for r in scoped if isinstance(r.item, Chunk)]
+    assert scoped_passages and {c.document_id for c in scoped_passages} == {team}, "filters narrow the passages"
+
+    without = recipe.model_copy(update={"bfs_passages": False})
+    plain = await engine.search("Who did Maria Chen work with?", without)
+    assert not [r for r in plain if isinstance(r.item, Chunk)], "bfs_passages: false keeps only the neighbours"
+
+
+async def test_entity_search_puts_the_entities_the_query_names_first(engine: SearchEngine) -> None:
+    results = await engine.search("Which robots did Lena Brandt test with the Orion Planner?", load_recipe("entity"))
+    first = [r.item.name for r in results[:2] if isinstance(r.item, Entity)]
+    assert first == ["Lena Brandt", "Orion Planner"], "named in the query's order, before similar entities"
+    acronyms = SearchFilters(labels=("Acronym",))
+    filtered = await engine.search("What did Lena Brandt do?", load_recipe("entity"), acronyms)
+    assert filtered, "acronyms are still found"
+    assert all(isinstance(r.item, Entity) and r.item.label == "Acronym" for r in filtered), "the named one is filtered"
+
+
 async def test_text2cypher_recipe_computes_a_count(
     example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
 ) -> None:
@@ -205,8 +243,9 @@ async def test_find_entity_traverse_and_relationship_types(engine: SearchEngine)
     maria = await engine.find_entity("maria chen")
     assert maria is not None and maria.name == "Maria Chen"
     typo = await engine.find_entity("Orion Planer")
-    top = (await engine.search("Orion Planer", load_recipe("entity")))[0].item
-    assert typo == top and "Orion Planner" in typo.name, "a misspelt name resolves to the top entity hit"
+    assert typo is not None and "Orion Planner" in typo.name, "a misspelt name resolves to the most similar entity"
+    named_first = (await engine.search("Orion Planer", load_recipe("entity")))[0].item
+    assert isinstance(named_first, Entity) and named_first.name == "Orion", "entity search puts the named entity first"
     acronym = await engine.find_entity("Maria Chen", SearchFilters(labels=("Acronym",)))
     assert acronym is None or acronym.label == "Acronym", "filters hold for the lookup too"
 

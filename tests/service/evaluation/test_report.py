@@ -28,7 +28,8 @@ def run() -> EvalRun:
 def test_a_skipped_recipe_is_a_row_that_says_why_and_nothing_else() -> None:
     report = score(run(), "agrag eval tiny")
     table = markdown(report)
-    assert f"| text2cypher | — | — | — | — | — | — | skipped: {SKIP} |" in table
+    assert f"| text2cypher | — | — | — | — | — | — | — | skipped: {SKIP} |" in table
+    assert "Δ R@5 vs rrf [95% CI], p |" in table, "a fused recipe is also compared with the fused baseline"
     assert "| graph_expand | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 50.0 | -100.0 [" in table
     assert "graph_expand: a method failed in 1 of 2 searches" in table and "first: bfs: the walk broke" in table
     by_type = table.split("by question type")[1]
@@ -41,6 +42,7 @@ def test_a_skipped_recipe_is_a_row_that_says_why_and_nothing_else() -> None:
     assert summary["systems"]["graph_expand"]["failed_searches"] == 1
     assert summary["systems"]["graph_expand"]["expanded"]["recall@5"] == 50.0
     assert summary["best_baseline"] == "bm25"
+    assert summary["systems"]["graph_expand"]["versus_rrf"]["difference"] == -75.0
     assert {json.loads(line)["system"] for line in question_lines(report)} == {"bm25", "dense", "rrf", "graph_expand"}
 
 

@@ -1,0 +1,35 @@
+"""``PassageGraphCache``: one in-memory ``PassageGraph`` per store, rebuilt only after a write."""
+
+from __future__ import annotations
+
+import threading
+
+from agrag.components.graph.passage_graph import PassageGraph
+from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
+
+
+class PassageGraphCache:
+    """Holds the passage-entity graph snapshot of a store, shared by the methods that need it in one engine.
+
+    The snapshot is read again from the store only when the store's generation (bumped by every write) changed.
+    Thread-safe: the methods of a recipe run at the same time.
+
+    Usage:
+        ```python
+        cache = PassageGraphCache(store.graph)
+        graph = cache.get()  # the same object until the next write
+        ```
+    """
+
+    def __init__(self, graph_store: GraphStore) -> None:
+        self.graph_store = graph_store
+        self._snapshot: tuple[str, PassageGraph] | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> PassageGraph:
+        """The snapshot of the store's current generation."""
+        generation = self.graph_store.info().get(GENERATION_KEY, "")
+        with self._lock:
+            if self._snapshot is None or self._snapshot[0] != generation:
+                self._snapshot = (generation, PassageGraph(self.graph_store.passage_edges()))
+            return self._snapshot[1]
