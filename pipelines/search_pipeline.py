@@ -99,6 +99,11 @@ def _reranker(recipe: RecipeConfig, store: KnowledgeStore, settings: RetrievalSe
     )
 
 
+def needs_query_embedding(recipe: RecipeConfig) -> bool:
+    """Whether a step of ``recipe`` reads the query's embedding (text2cypher alone does not)."""
+    return any(m is not RetrievalMethod.TEXT2CYPHER for m in recipe.methods)
+
+
 def build_search_pipeline(
     recipe: RecipeConfig,
     store: KnowledgeStore,
@@ -117,14 +122,17 @@ def build_search_pipeline(
         ConfigError: the recipe needs something the settings do not give (a cross-encoder model).
     """
     pipeline = Pipeline()
-    pipeline.add_component(EMBEDDER, SentenceTransformersTextEmbedder(embedder.model, embedder.device))
+    embeds = needs_query_embedding(recipe)
+    if embeds:
+        pipeline.add_component(EMBEDDER, SentenceTransformersTextEmbedder(embedder.model, embedder.device))
     pipeline.add_component(FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(FINAL_FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(CUT, LimitCutter(limit=recipe.limit))
     snapshots = snapshots or PassageGraphCache(store.graph)
     for method in recipe.methods:
         pipeline.add_component(method.value, _method(method, store, recipe.limit, settings, llm, snapshots=snapshots))
-        pipeline.connect(f"{EMBEDDER}.embedding", f"{method.value}.query_embedding")
+        if method is not RetrievalMethod.TEXT2CYPHER:
+            pipeline.connect(f"{EMBEDDER}.embedding", f"{method.value}.query_embedding")
         pipeline.connect(f"{method.value}.results", f"{FUSION}.results")
         pipeline.connect(f"{method.value}.results", f"{FINAL_FUSION}.results")
     found = f"{FUSION}.results"
@@ -162,7 +170,7 @@ def pipeline_inputs(
     recipe: RecipeConfig, query: str, filters: SearchFilters | None = None
 ) -> dict[str, dict[str, Any]]:
     """The ``data`` argument of ``run_async`` for one query."""
-    data: dict[str, dict[str, Any]] = {EMBEDDER: {"text": query}}
+    data: dict[str, dict[str, Any]] = {EMBEDDER: {"text": query}} if needs_query_embedding(recipe) else {}
     for method in recipe.methods:
         data[method.value] = {"query": query}
         if method in FILTERED and filters is not None:

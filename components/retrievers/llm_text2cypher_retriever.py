@@ -13,7 +13,7 @@ from agrag.components.data_models.search_result import SearchResult
 from agrag.components.errors import LLMError, LLMNotConfiguredError, StoreError, Text2CypherError
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
 from agrag.components.retrievers.guarded_run import guarded_run
-from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
 
 SYSTEM_PROMPT = (
     "You translate a question into ONE read-only Cypher query for the Kùzu graph database described below. "
@@ -64,6 +64,7 @@ class LLMText2CypherRetriever:
         self.llm = llm
         self.top_k = top_k
         self.method = method
+        self._schema: tuple[str, str] | None = None  # (store generation, schema text)
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(self, query: str, query_embedding: Embedding | None = None, top_k: int | None = None) -> dict[str, object]:
@@ -92,7 +93,7 @@ class LLMText2CypherRetriever:
             raise LLMNotConfiguredError("The text2cypher search method")
         if top_k <= 0:
             return []
-        prompt = QUESTION_PROMPT.format(schema=self.graph.schema_text(), question=question, top_k=top_k)
+        prompt = QUESTION_PROMPT.format(schema=self._schema_text(), question=question, top_k=top_k)
         messages = [ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", prompt)]
         answer = self.llm.complete(messages, json_output=True)
         try:
@@ -107,6 +108,13 @@ class LLMText2CypherRetriever:
                 return self._rows(self.llm.complete(repair, json_output=True), top_k)
             except _QueryFailedError as again:
                 raise Text2CypherError(question, again.query, again.reason) from again
+
+    def _schema_text(self) -> str:
+        # Reading the schema takes some twenty store queries; it changes only with a write (a new generation).
+        generation = self.graph.info().get(GENERATION_KEY, "")
+        if self._schema is None or self._schema[0] != generation:
+            self._schema = (generation, self.graph.schema_text())
+        return self._schema[1]
 
     def _rows(self, answer: str, top_k: int) -> list[SearchResult]:
         """Run the query of a model's answer; raise ``_QueryFailedError`` with a reason the model can act on."""

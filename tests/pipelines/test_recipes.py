@@ -132,6 +132,8 @@ async def test_text2cypher_recipe_computes_a_count(
         results = await engine.search("How many documents are there?", load_recipe("text2cypher"))
     (row,) = [r.item for r in results]
     assert isinstance(row, CypherRow) and row.columns == ("documents",) and row.values == (9,)
+    components = set(engine.pipeline_for(load_recipe("text2cypher")).graph.nodes)
+    assert "query_embedder" not in components, "text2cypher alone never embeds the query"
 
 
 async def test_text2cypher_without_an_llm_fails_with_a_typed_reason(engine: SearchEngine) -> None:

@@ -136,3 +136,32 @@ def test_without_an_llm_the_method_fails_with_how_to_configure_one(graph: KuzuGr
     results, status = unpack(retriever.run("How many entities?"))
     assert (results, status.ok) == ([], False)
     assert "AGRAG_LLM_BASE_URL" in status.error
+
+
+def test_the_schema_is_read_once_per_store_generation(graph: KuzuGraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agrag.components.data_models.entity import Entity
+    from agrag.components.stores.graph_store import GENERATION_KEY
+
+    reads: list[str] = []
+    read_schema = graph.schema_text
+
+    def counted() -> str:
+        reads.append("schema")
+        return read_schema()
+
+    monkeypatch.setattr(graph, "schema_text", counted)
+    prompts: list[str] = []
+
+    def script(messages: list[dict[str, str]]) -> str:
+        prompts.append(messages[-1]["content"])
+        return json.dumps({"cypher": COUNT})
+
+    with scripted_llm(script) as server:
+        retriever = LLMText2CypherRetriever(graph, client(server.base_url))
+        for _ in range(2):
+            assert unpack(retriever.run(query="How many entities?"))[1].ok
+        assert len(reads) == 1 and prompts[0] == prompts[1]
+        graph.upsert_entities([Entity("robot-1", "Kestrel Arm", "Robot")])
+        graph.set_info({GENERATION_KEY: "after-a-write"})  # what every store write records
+        assert unpack(retriever.run(query="How many entities?"))[1].ok
+    assert len(reads) == 2 and "Robot" in prompts[2] and "Robot" not in prompts[0]
