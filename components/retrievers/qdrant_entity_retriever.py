@@ -31,10 +31,11 @@ RESOLVED_ONLY = PayloadFilter().and_not(STATUS_FIELD, MERGED_STATUS)
 class QdrantEntityRetriever:
     """Finds entities whose name and description are closest to the query (dense leg) or share its words (BM25).
 
-    With ``names`` (the graph snapshot), the entities whose whole name appears in the query come first, in the
-    order the query names them: "Who is the spouse of the Green performer?" names the album *Green*, which a
-    similarity search of the whole question can rank below entities that merely share its words. They pass the
-    same filters, inside the same store query, as every other hit.
+    With ``names`` (the graph snapshot), the entities whose whole name appears in the query come first: "Who is
+    the spouse of the Green performer?" names the album *Green*, which a similarity search of the whole question
+    can rank below entities that merely share its words. The rarest name comes first (fewest passages naming it,
+    then the query's order), so in "Which singer is American, Mark King or Nick Hexum?" the two singers lead and
+    *American* follows. They pass the same filters, inside the same store query, as every other hit.
 
     A failure is reported in ``status`` and gives no results, so the other methods of a recipe still return.
 
@@ -82,10 +83,12 @@ class QdrantEntityRetriever:
         return guarded_run(self.method, search)
 
     def _named(self, query: str, query_embedding: Embedding, condition: PayloadFilter, limit: int) -> list[VectorHit]:
-        """The hits of the entities the query names, in the query's order (none without ``names``)."""
+        """The hits of the entities the query names, rarest first (none without ``names``)."""
         if self.names is None:
             return []
-        named = query_entity_ids(query, self.names.get().entities_named)[:limit]
+        graph = self.names.get()
+        in_query = query_entity_ids(query, graph.entities_named)
+        named = sorted(in_query, key=lambda e: (graph.chunk_count(e), in_query.index(e)))[:limit]
         if not named:
             return []
         hits = self.store.query(query_embedding.values, query, len(named), condition.only_ids(named))

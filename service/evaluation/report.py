@@ -123,12 +123,14 @@ def markdown(report: EvalReport) -> str:
     run = report.run
     ran = _ran(report)
     metrics = list(ran[0].strict)  # the baselines always run
+    # The RRF column only when RRF is not already the best baseline.
+    versus_rrf = report.best_baseline != RRF_BASELINE
+    comparisons = [report.best_baseline, *([RRF_BASELINE] if versus_rrf else [])]
     header = [
         "system",
         *metrics,
         f"expanded R@{HEADLINE_K}",
-        f"Δ R@{HEADLINE_K} vs {report.best_baseline} [95% CI], p",
-        f"Δ R@{HEADLINE_K} vs {RRF_BASELINE} [95% CI], p",
+        *(f"Δ R@{HEADLINE_K} vs {name} [95% CI], p" for name in comparisons),
     ]
     lines = [
         f"**{run.dataset.name}**: {len(run.dataset.questions)} questions, {len(run.dataset.corpus)} passages, "
@@ -141,12 +143,20 @@ def markdown(report: EvalReport) -> str:
         if s.skipped is not None:
             lines.append(
                 "| "
-                + " | ".join([s.name, *("—" for _ in metrics), "—", "—", "skipped: " + s.skipped.replace("|", "\\|")])
+                + " | ".join(
+                    [
+                        s.name,
+                        *("—" for _ in metrics),
+                        "—",
+                        *("—" for _ in comparisons[1:]),
+                        "skipped: " + s.skipped.replace("|", "\\|"),
+                    ]
+                )
                 + " |"
             )
             continue
         expanded = "" if s.kind == BASELINE else _cell(s.expanded.get(HEADLINE))
-        deltas = [_delta(s.versus_best_baseline), _delta(s.versus_rrf)]
+        deltas = [_delta(s.versus_best_baseline), *([_delta(s.versus_rrf)] if versus_rrf else [])]
         lines.append("| " + " | ".join([s.name, *(_cell(s.strict[m]) for m in metrics), expanded, *deltas]) + " |")
     failed = [s for s in ran if s.failed]
     if failed:

@@ -53,3 +53,13 @@ def test_the_files_are_written_with_a_skipped_recipe(tmp_path: Path) -> None:
     assert files.chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads(files.json.read_text())["skipped"] == {"text2cypher": SKIP}
     assert "skipped:" in files.markdown.read_text()
+
+
+def test_when_rrf_is_the_best_baseline_it_gets_one_column() -> None:
+    tiny = run()
+    perfect = [[0, 1], [2]]
+    best = {"rrf": perfect, "bm25": [[3], [4]]}
+    systems = [SystemRun(s.name, BASELINE, best[s.name], best[s.name]) if s.name in best else s for s in tiny.systems]
+    table = markdown(score(EvalRun(tiny.dataset, tiny.config, systems), "agrag eval tiny"))
+    assert table.count("vs rrf [95% CI]") == 1
+    assert f"| text2cypher | — | — | — | — | — | — | skipped: {SKIP} |" in table
