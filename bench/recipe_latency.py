@@ -6,14 +6,20 @@ A recipe's floor is the work it cannot avoid, done with the bare libraries and t
   embeds nothing it needs (our pipeline still embeds the query, which the floor leaves out);
 * each method's store queries, sent straight to the Qdrant Edge shard with the dense and BM25 query vectors
   precomputed: the same request our store builds (dense and keyword prefetch, in-store RRF, the same filter and
-  limit). ``entity`` queries the entity shard, ``chunk`` the chunk shard, ``community`` the community shard;
-  ``ppr`` sends its 100-candidate chunk query, the similarity query over the same candidates and the retrieve of
-  the 10 it keeps (the candidates are worked out before the clock starts: the PageRank walk is agrag's own work);
-  ``text2cypher`` one bare Kùzu query of the scripted Cypher plus one bare HTTP round trip to the same local stub;
+  limit). ``entity`` queries the entity shard and, when the query names entities of the graph, queries it again
+  restricted to them (as many as it names, up to the limit; a query that names none sends no second request);
+  ``chunk`` queries the chunk shard, ``community`` the community shard; ``ppr`` sends its 100-candidate chunk
+  query, the similarity query over the same candidates and the retrieve of the 10 it keeps. The named entities and
+  the ppr candidates are worked out before the clock starts, on a passage graph the floor builds once: the name
+  matching and the PageRank walk are agrag's own work. ``text2cypher`` sends one bare Kùzu query of the scripted
+  Cypher plus one bare HTTP round trip to the same local stub;
 * each step's graph reads, on the raw Kùzu connection with no more Python than the loop needs: the graph walk
-  (``bfs``) runs the same per-hop Kùzu statements from the same seeds (the first 5 entity hits) and reads the
-  entities reached; ``community_expand`` reads the communities; the cross-encoder re-rank is a bare ``predict`` of
-  the same (tiny) model on the same pairs.
+  (``bfs``) runs the same per-hop Kùzu statements from the same seeds (the first 5 entity hits, named ones first)
+  and reads the entities reached. With ``bfs_passages`` (GRAPH_EXPAND) it walks as many relations as the expander
+  does for its passages (100), then sends what those passages need: the two supporting-chunk statements of the
+  seeds, the similarity query over their chunks and the walked relations' chunks, the retrieve of the best
+  ``limit`` and the read of their parents. ``community_expand`` reads the communities; the cross-encoder re-rank
+  is a bare ``predict`` of the same (tiny) model on the same pairs.
 
 The parts are timed once per query and summed per recipe, so a floor is sequential: HYBRID's two store queries run
 at the same time inside the pipeline. Recipes and floors run interleaved (query by query, in a rotating order), so
@@ -24,10 +30,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -38,6 +46,8 @@ import qdrant_edge as qe
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.expanders.graph_bfs_expander import LINK_BONUS, MENTIONS_PER_SEED
+from agrag.components.expanders.graph_bfs_expander import WALK_CANDIDATES as WALK_RELATIONS
 from agrag.components.graph.passage_graph import PassageGraph
 from agrag.components.rerankers.cross_encoder_reranker import rerank_text
 from agrag.components.retrievers.page_rank_chunk_retriever import SEARCH_CANDIDATES, WALK_CANDIDATES
@@ -127,9 +137,16 @@ class BareFloor:
         """One bare Kùzu statement, all rows read."""
         return [list(row) for row in self.kuzu.execute(query, params or {}).get_all()]
 
-    def hybrid_query(self, method: RetrievalMethod, dense: list[float], sparse: Any, limit: int) -> list[Any]:
-        """The request ``QdrantEdgeVectorStore.query`` sends: dense and BM25 prefetch fused by RRF in the shard."""
+    def hybrid_query(
+        self, method: RetrievalMethod, dense: list[float], sparse: Any, limit: int, ids: Sequence[str] | None = None
+    ) -> list[Any]:
+        """The request ``QdrantEdgeVectorStore.query`` sends: dense and BM25 prefetch fused by RRF in the shard.
+
+        ``ids`` narrows the method's filter to those items, as ``PayloadFilter.only_ids`` does.
+        """
         candidates, where = prefetch_limit(limit), self.filters.get(method)
+        if ids is not None:
+            where = _only_ids(where, ids)
         prefetches = [qe.Prefetch(limit=candidates, query=qe.Query.Nearest(dense, using=DENSE_VECTOR), filter=where)]
         if sparse.indices:
             prefetches.append(
@@ -157,13 +174,25 @@ class BareFloor:
         )
         return list(self.shards[RetrievalMethod.CHUNK].query(request))
 
-    def walk(self, seeds: list[str], depth: int, per_hop: int, limit: int) -> None:
-        """The Kùzu statements of ``GraphStore.traverse`` and the entity read of the BFS expander, bare."""
+    def named_entities(self, query: str, limit: int) -> list[str]:
+        """The entities the query names, rarest first, as the entity retriever picks them (agrag's work, untimed)."""
+        graph = self.passages()
+        in_query = query_entity_ids(query, graph.entities_named)
+        return sorted(in_query, key=lambda e: (graph.chunk_count(e), in_query.index(e)))[:limit]
+
+    def walk(self, seeds: list[str], depth: int, per_hop: int, limit: int) -> list[list[str]]:
+        """The Kùzu statements of ``GraphStore.traverse`` and the entity read of the BFS expander, bare.
+
+        Returns the chunk ids of each relation walked.
+        """
+        if not seeds:
+            return []
         resolved = dict(self.kuzu_rows(cy.CANONICAL_IDS, {"ids": seeds}))
         frontier = list(dict.fromkeys(resolved[s] for s in seeds if s in resolved))
         visited, walked = set(frontier), 0
         seen: list[str] = []
         reached_all: list[str] = []
+        relation_chunks: list[list[str]] = []
         for _ in range(depth):
             cap = min(per_hop, limit - walked)
             if not frontier or cap <= 0:
@@ -172,6 +201,7 @@ class BareFloor:
             reached = []
             for row in self.kuzu_rows(cy.TRAVERSE_HOP["both"], params):
                 seen.append(row[0])
+                relation_chunks.append(row[3])
                 walked += 1
                 for end in (row[4], row[5]):
                     if end not in visited:
@@ -180,6 +210,49 @@ class BareFloor:
             reached_all += reached
             frontier = reached
         self.kuzu_rows(cy.GET_ENTITIES, {"ids": reached_all})
+        return relation_chunks
+
+    def walk_passages(self, seeds: list[str], relation_chunks: list[list[str]], dense: list[float], limit: int) -> None:
+        """The Kùzu statements and shard requests of the BFS expander's passages, bare.
+
+        The seeds' supporting chunks and the walked relations' chunks are scored by one similarity query; the best
+        ``limit`` are retrieved, then their parents read.
+        """
+        if not seeds:
+            return
+        links = self.supporting_chunks(seeds)
+        for chunk_ids in relation_chunks:
+            links.update(chunk_ids)
+        if not links:
+            return
+        scores = {
+            p.payload[ITEM_ID_FIELD]: p.score + LINK_BONUS * math.log1p(links[p.payload[ITEM_ID_FIELD]])
+            for p in self.similarities(dense, sorted(links))
+            if p.payload
+        }
+        best = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[:limit]
+        records = self.shards[RetrievalMethod.CHUNK].retrieve([point_uuid(c) for c in best], True, False)
+        parents = sorted({r.payload["parent_id"] for r in records if r.payload and r.payload.get("parent_id")})
+        if parents:
+            self.kuzu_rows(cy.GET_CHUNKS, {"ids": parents})
+
+    def supporting_chunks(self, seeds: list[str]) -> Counter[str]:
+        """The two Kùzu statements of ``GraphStore.supporting_chunk_ids``, bare; the passage candidates they give.
+
+        Each chunk counts once for every seed among whose first ``MENTIONS_PER_SEED`` chunks it is (chunks about the
+        seed first, then most mentions, then by id), as the expander counts its links.
+        """
+        params = {"ids": seeds}
+        order = {(entity_id, chunk_id): (0, 0) for entity_id, chunk_id in self.kuzu_rows(cy.ABOUT_CHUNKS, params)}
+        for entity_id, chunk_id, count in self.kuzu_rows(cy.SUPPORTING_CHUNKS, params):
+            order.setdefault((entity_id, chunk_id), (1, -int(count)))
+        kept: Counter[str] = Counter()
+        links: Counter[str] = Counter()
+        for entity_id, chunk_id in sorted(order, key=lambda pair: (order[pair], pair[1])):
+            if kept[entity_id] < MENTIONS_PER_SEED:
+                kept[entity_id] += 1
+                links[chunk_id] += 1
+        return links
 
     def chat(self) -> None:
         """One bare HTTP round trip to the chat endpoint (a short request, its answer read and parsed)."""
@@ -199,15 +272,9 @@ class BareFloor:
         parts["embed"] = seconds
         dense, sparse = list(vectors[0]), self.bm25.embed_query(query)
         parts["dense_only_chunk_query"] = _timed(lambda: self.dense_query(dense))[0]
-        hits: dict[Hits, list[Any]] = {}
+        hits = self._queries(query, dense, sparse, recipes, parts)
         for recipe in recipes:
-            for method in recipe.methods:
-                if method in self.shards and (method, recipe.limit) not in hits:
-                    seconds, points = _timed(partial(self.hybrid_query, method, dense, sparse, recipe.limit))
-                    parts[f"{method.value}_query_{recipe.limit}"] = seconds
-                    hits[(method, recipe.limit)] = points
-        for recipe in recipes:
-            self._steps(query, recipe, hits, parts)
+            self._steps(query, dense, recipe, hits, parts)
         if any(RetrievalMethod.PPR in r.methods for r in recipes):
             self._ppr(query, dense, sparse, parts)
         if any(RetrievalMethod.TEXT2CYPHER in r.methods for r in recipes):
@@ -224,21 +291,71 @@ class BareFloor:
         if any(RetrievalMethod.TEXT2CYPHER in r.methods for r in recipes):
             parts["diag_schema_text"] = _timed(self.store.graph.schema_text)[0]
 
-    def _steps(self, query: str, recipe: RecipeConfig, hits: dict[Hits, list[Any]], parts: dict[str, float]) -> None:
+    def _queries(
+        self, query: str, dense: list[float], sparse: Any, recipes: list[RecipeConfig], parts: dict[str, float]
+    ) -> dict[Hits, list[VectorHit]]:
+        """Time each store query of the recipes' methods once; the hits of each, as its retriever returns them."""
+        hits: dict[Hits, list[VectorHit]] = {}
+        for recipe in recipes:
+            for method in recipe.methods:
+                key = (method, recipe.limit)
+                if method is RetrievalMethod.ENTITY and key not in hits:
+                    hits[key] = self._entities(query, dense, sparse, recipe.limit, parts)
+                elif method in self.shards and key not in hits:
+                    seconds, points = _timed(partial(self.hybrid_query, method, dense, sparse, recipe.limit))
+                    parts[f"{method.value}_query_{recipe.limit}"] = seconds
+                    hits[key] = _settled(points, recipe.limit)
+        return hits
+
+    def _entities(
+        self, query: str, dense: list[float], sparse: Any, limit: int, parts: dict[str, float]
+    ) -> list[VectorHit]:
+        """The entity method's query and, for the entities the query names, its second one; named hits first."""
+        seconds, points = _timed(partial(self.hybrid_query, RetrievalMethod.ENTITY, dense, sparse, limit))
+        parts[f"entity_query_{limit}"] = seconds
+        named = self.named_entities(query, limit)
+        named_points: list[Any] = []
+        parts[f"entity_named_{limit}"] = 0.0  # a query that names nothing sends no second request
+        if named:
+            query_named = partial(self.hybrid_query, RetrievalMethod.ENTITY, dense, sparse, len(named), named)
+            parts[f"entity_named_{limit}"], named_points = _timed(query_named)
+        order = {entity_id: position for position, entity_id in enumerate(named)}
+        first = sorted(_settled(named_points, len(named)), key=lambda h: order[h.id])
+        firsts = {h.id for h in first}
+        return [*first, *(h for h in _settled(points, limit) if h.id not in firsts)][:limit]
+
+    def _steps(
+        self,
+        query: str,
+        dense: list[float],
+        recipe: RecipeConfig,
+        hits: dict[Hits, list[VectorHit]],
+        parts: dict[str, float],
+    ) -> None:
         if recipe.bfs and f"walk_{recipe.name}" not in parts:
-            entity_hits = _settled(hits.get((RetrievalMethod.ENTITY, recipe.limit), []), recipe.limit)
-            seeds = [h.id for h in entity_hits][:WALK_SEEDS]
-            depth = recipe.bfs_depth or self.settings.traversal_depth
-            walk = lambda: self.walk(seeds, depth, self.settings.traversal_per_hop, recipe.limit)  # noqa: E731
-            parts[f"walk_{recipe.name}"] = _timed(walk)[0]
+            self._walk(dense, recipe, hits, parts)
         if recipe.reranker is Reranker.CROSS_ENCODER and f"rerank_{recipe.name}" not in parts:
-            entity_hits = _settled(hits.get((RetrievalMethod.ENTITY, recipe.limit), []))
-            chunk_hits = _settled(hits.get((RetrievalMethod.CHUNK, recipe.limit), []))
+            # The re-ranker scores every fused result but the reports: the entity and chunk hits.
+            entity_hits = hits.get((RetrievalMethod.ENTITY, recipe.limit), [])
+            chunk_hits = hits.get((RetrievalMethod.CHUNK, recipe.limit), [])
             items: list[Entity | Chunk] = [entity_from_payload(h) for h in entity_hits]
             items += [chunk_from_payload(h) for h in chunk_hits]
-            pairs = [(query, rerank_text(item)) for item in items[: recipe.limit * 2]]
+            pairs = [(query, rerank_text(item)) for item in items]
             predict = lambda: self.cross_encoder.predict(pairs, batch_size=32, show_progress_bar=False)  # noqa: E731
             parts[f"rerank_{recipe.name}"] = _timed(predict)[0]
+
+    def _walk(
+        self, dense: list[float], recipe: RecipeConfig, hits: dict[Hits, list[VectorHit]], parts: dict[str, float]
+    ) -> None:
+        """Time the graph walk of ``recipe`` and, with ``bfs_passages``, the passages that state it."""
+        seeds = [h.id for h in hits.get((RetrievalMethod.ENTITY, recipe.limit), [])][:WALK_SEEDS]
+        depth = recipe.bfs_depth or self.settings.traversal_depth
+        walked = max(recipe.limit, WALK_RELATIONS) if recipe.bfs_passages else recipe.limit
+        seconds, relation_chunks = _timed(partial(self.walk, seeds, depth, self.settings.traversal_per_hop, walked))
+        parts[f"walk_{recipe.name}"] = seconds
+        if recipe.bfs_passages:
+            passages = partial(self.walk_passages, seeds, relation_chunks, dense, recipe.limit)
+            parts[f"walk_passages_{recipe.name}"] = _timed(passages)[0]
 
     def _ppr(self, query: str, dense: list[float], sparse: Any, parts: dict[str, float]) -> None:
         graph = self.passages()
@@ -260,7 +377,15 @@ def _on_new_thread(call: Callable[[], Any]) -> None:
     thread.join()
 
 
-def _settled(points: list[Any], limit: int | None = None) -> list[VectorHit]:
+def _only_ids(where: qe.Filter | None, ids: Sequence[str]) -> qe.Filter:
+    """``where`` narrowed to the points of ``ids``: the id condition after the others, as our store adds it."""
+    has_id = qe.HasIdCondition({point_uuid(i) for i in ids})
+    if where is None:
+        return qe.Filter(must=[has_id], must_not=[])
+    return qe.Filter(must=[*(where.must or []), has_id], must_not=where.must_not or [])
+
+
+def _settled(points: list[Any], limit: int) -> list[VectorHit]:
     """Edge points as our store returns them: by score, then by id."""
     hits = [VectorHit(p.payload[ITEM_ID_FIELD], p.score, p.payload) for p in points if p.payload]
     return sorted(hits, key=lambda h: (-h.score, h.id))[:limit]
@@ -272,12 +397,16 @@ def floor_parts(recipe: RecipeConfig) -> list[str]:
     for method in recipe.methods:
         if method in (RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY):
             parts.append(f"{method.value}_query_{recipe.limit}")
+            if method is RetrievalMethod.ENTITY:
+                parts.append(f"entity_named_{recipe.limit}")
         elif method is RetrievalMethod.PPR:
             parts += ["ppr_chunk_query", "ppr_similarities", "ppr_retrieve"]
         else:
             parts += ["kuzu_scripted_cypher", "llm_round_trip"]
     if recipe.bfs:
         parts.append(f"walk_{recipe.name}")
+        if recipe.bfs_passages:
+            parts.append(f"walk_passages_{recipe.name}")
     if recipe.community_expand:
         parts.append("kuzu_communities")
     if recipe.reranker is Reranker.CROSS_ENCODER:
