@@ -71,6 +71,41 @@ class GraphStore(Protocol):
         """Return the stored chunks among ``chunk_ids``."""
         ...
 
+    def get_chunks_in_scope(self, chunk_ids: Sequence[str], scope: Sequence[str] | None) -> list[Chunk]:
+        """Return the stored chunks (current or superseded) among ``chunk_ids`` whose document is in ``scope``.
+
+        In the order asked. ``scope`` is the document ids that may be read, None for every document; the store
+        applies it in its query, so an out-of-scope chunk is missing, as an unknown one is.
+        """
+        ...
+
+    def chunk_neighbours(self, chunk_id: str, direction: str, scope: Sequence[str] | None) -> list[Chunk]:
+        """The chunks next to one in its document version, in one ``direction``.
+
+        ``parent``, ``children``, ``siblings`` (the parent's other children), ``previous`` or ``next``; children and
+        siblings come in document order. A chunk out of ``scope`` (or
+        unknown) has none. Raises ``RetrievalError`` for another ``direction``.
+        """
+        ...
+
+    def version_chunks_overlapping(
+        self, document_id: str, version: str, start: int, end: int, scope: Sequence[str] | None
+    ) -> list[Chunk]:
+        """The chunks of one document version whose half-open span overlaps ``[start, end)``, by start offset.
+
+        Section and text chunks alike; none if the document is out of ``scope``.
+        """
+        ...
+
+    def document_version_info(
+        self, document_ids: Sequence[str], scope: Sequence[str] | None
+    ) -> dict[str, tuple[str, str]]:
+        """``(current version, title)`` of each known document among ``document_ids`` in ``scope``.
+
+        The version is ``''`` for a deleted document; a document out of scope is missing, as an unknown one is.
+        """
+        ...
+
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the stored entities among ``entity_ids``."""
         ...

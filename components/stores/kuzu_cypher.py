@@ -117,6 +117,51 @@ GET_CHUNKS = f"MATCH (c:Chunk) WHERE c.id IN $ids RETURN {_CHUNK_COLUMNS}"
 
 GET_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, e.name, e.label, e.description"
 
+
+# Reads within a document scope, applied in the query: `$any_doc` true reads every document, else only those whose id
+# is in `$docs` (both always bound; the cast types an empty list).
+def _in_scope(document_id: str) -> str:
+    return f"($any_doc OR {document_id} IN CAST($docs AS STRING[]))"
+
+
+GET_CHUNKS_IN_SCOPE = f"MATCH (c:Chunk) WHERE c.id IN $ids AND {_in_scope('c.document_id')} RETURN {_CHUNK_COLUMNS}"
+
+# The chunks next to chunk `$id` (`s`, itself in scope) in one document version: one statement per direction. A
+# section chunk is the PARENT of the text chunks cut from it; NEXT is reading order.
+_NEIGHBOUR_SCOPE = (
+    f"{_in_scope('s.document_id')} AND {_in_scope('c.document_id')} "
+    "AND c.document_id = s.document_id AND c.document_version = s.document_version"
+)
+CHUNK_NEIGHBOURS = {
+    "parent": f"MATCH (s:Chunk {{id: $id}})-[:PARENT]->(c:Chunk) WHERE {_NEIGHBOUR_SCOPE} RETURN {_CHUNK_COLUMNS}",
+    "children": (
+        f"MATCH (c:Chunk)-[:PARENT]->(s:Chunk {{id: $id}}) WHERE {_NEIGHBOUR_SCOPE} "
+        f"RETURN {_CHUNK_COLUMNS} ORDER BY c.ord, c.id"
+    ),
+    "siblings": (
+        "MATCH (s:Chunk {id: $id})-[:PARENT]->(p:Chunk)<-[:PARENT]-(c:Chunk) "
+        f"WHERE c.id <> s.id AND {_NEIGHBOUR_SCOPE} RETURN {_CHUNK_COLUMNS} ORDER BY c.ord, c.id"
+    ),
+    "previous": (
+        f"MATCH (c:Chunk)-[:NEXT]->(s:Chunk {{id: $id}}) WHERE {_NEIGHBOUR_SCOPE} "
+        f"RETURN {_CHUNK_COLUMNS} ORDER BY c.ord, c.id"
+    ),
+    "next": (
+        f"MATCH (s:Chunk {{id: $id}})-[:NEXT]->(c:Chunk) WHERE {_NEIGHBOUR_SCOPE} "
+        f"RETURN {_CHUNK_COLUMNS} ORDER BY c.ord, c.id"
+    ),
+}
+
+# The chunks of one document version whose [start_offset, end_offset) overlaps [$span_start, $span_end), from the
+# document's primary key, so the cost is the document's chunks.
+VERSION_CHUNKS_OVERLAPPING = (
+    "MATCH (d:Document {id: $document_id})-[:HAS_CHUNK]->(c:Chunk) "
+    "WHERE c.document_version = $version AND c.start_offset < $span_end AND c.end_offset > $span_start "
+    f"AND {_in_scope('d.id')} RETURN {_CHUNK_COLUMNS} ORDER BY c.start_offset, c.ord, c.id"
+)
+
+DOCUMENT_VERSION_INFO = f"MATCH (d:Document) WHERE d.id IN $ids AND {_in_scope('d.id')} RETURN d.id, d.version, d.title"
+
 # Current chunks only: a superseded version's text supports nothing in the current graph. An entity's support
 # includes that of the entities merged into it.
 SUPPORTING_CHUNKS = (

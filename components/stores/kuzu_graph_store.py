@@ -79,6 +79,13 @@ def _chunk_from_row(r: Sequence[Any]) -> Chunk:
     )
 
 
+def _scope_params(scope: Sequence[str] | None) -> dict[str, Any]:
+    """The ``$any_doc`` and ``$docs`` parameters of a document scope (None: every document)."""
+    if isinstance(scope, str):  # a lone id would read as a scope of its characters
+        raise TypeError("A document scope is a sequence of document ids, not one id.")
+    return {"any_doc": scope is None, "docs": sorted(set(scope or ()))}
+
+
 class KuzuGraphStore:
     """Documents, chunks, entities and relations in one Kùzu database file.
 
@@ -270,6 +277,61 @@ class KuzuGraphStore:
         rows = self._run(cy.GET_CHUNKS, {"ids": list(chunk_ids)})
         found = {r[0]: _chunk_from_row(r) for r in rows}
         return [found[i] for i in chunk_ids if i in found]
+
+    def get_chunks_in_scope(self, chunk_ids: Sequence[str], scope: Sequence[str] | None) -> list[Chunk]:
+        """Return the stored chunks among ``chunk_ids`` whose document is in ``scope``, in the order asked.
+
+        Current and superseded chunks alike. ``scope`` is the document ids that may be read (None: every document);
+        it is applied in the query, so a chunk out of scope is missing, as an unknown id is.
+        """
+        rows = self._run(cy.GET_CHUNKS_IN_SCOPE, {"ids": list(chunk_ids), **_scope_params(scope)})
+        found = {r[0]: _chunk_from_row(r) for r in rows}
+        return [found[i] for i in chunk_ids if i in found]
+
+    def chunk_neighbours(self, chunk_id: str, direction: str, scope: Sequence[str] | None) -> list[Chunk]:
+        """Return the chunks next to one chunk, in its document version, if its document is in ``scope``.
+
+        Args:
+            chunk_id: The chunk to start from (current or superseded); out of scope or unknown, it has no neighbours.
+            direction: ``parent`` (the section chunk it was cut from), ``children`` (the chunks cut from it, in
+                order), ``siblings`` (the other children of its parent, in order; none without a parent),
+                ``previous`` or ``next`` (in reading order).
+            scope: Document ids that may be read; None reads every document. Applied in the query.
+
+        Raises:
+            RetrievalError: ``direction`` is not one of the above.
+        """
+        query = cy.CHUNK_NEIGHBOURS.get(direction)
+        if query is None:
+            raise RetrievalError(
+                f"Unknown chunk direction {direction!r}. Use one of: {', '.join(cy.CHUNK_NEIGHBOURS)}."
+            )
+        return [_chunk_from_row(r) for r in self._run(query, {"id": chunk_id, **_scope_params(scope)})]
+
+    def version_chunks_overlapping(
+        self, document_id: str, version: str, start: int, end: int, scope: Sequence[str] | None
+    ) -> list[Chunk]:
+        """Return the chunks of one document version whose span overlaps the characters ``[start, end)``.
+
+        Spans are half-open: a chunk that ends where the range starts (or starts where it ends) does not overlap.
+        Section and text chunks alike, ordered by start offset, then order. Empty if the document is out of
+        ``scope`` (document ids that may be read; None reads every document), applied in the query.
+        """
+        params = {"document_id": document_id, "version": version, "span_start": int(start), "span_end": int(end)}
+        rows = self._run(cy.VERSION_CHUNKS_OVERLAPPING, {**params, **_scope_params(scope)})
+        return [_chunk_from_row(r) for r in rows]
+
+    def document_version_info(
+        self, document_ids: Sequence[str], scope: Sequence[str] | None
+    ) -> dict[str, tuple[str, str]]:
+        """Return ``(current version, title)`` of each known document among ``document_ids`` that is in ``scope``.
+
+        The version is ``''`` for a deleted document (and for one whose first ingest has not finished). ``scope``
+        is the document ids that may be read (None: every document), applied in the query: a document out of scope
+        is missing, as an unknown one is.
+        """
+        rows = self._run(cy.DOCUMENT_VERSION_INFO, {"ids": list(document_ids), **_scope_params(scope)})
+        return {doc_id: (version or "", title or "") for doc_id, version, title in rows}
 
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the stored entities among ``entity_ids``, in the order asked."""

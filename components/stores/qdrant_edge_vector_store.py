@@ -23,6 +23,7 @@ from agrag.components.stores.qdrant_common import (
 )
 from agrag.components.stores.vector_store import (
     PayloadFilter,
+    QueryLeg,
     StoredPoint,
     VectorCollection,
     VectorHit,
@@ -149,16 +150,50 @@ class QdrantEdgeVectorStore:
         edge_filter = _edge_filter(payload_filter)
         candidates = prefetch_limit(limit)
         prefetches = [
-            qe.Prefetch(limit=candidates, query=qe.Query.Nearest(list(dense), using=DENSE_VECTOR), filter=edge_filter)
+            qe.Prefetch(limit=candidates, query=leg_query, filter=edge_filter)
+            for leg in QueryLeg
+            if (leg_query := self._leg_query(leg, dense, text)) is not None
         ]
-        keyword = self._bm25.embed_query(text)
-        if keyword.indices:
-            prefetches.append(
-                qe.Prefetch(limit=candidates, query=qe.Query.Nearest(keyword, using=KEYWORD_VECTOR), filter=edge_filter)
-            )
         # The stub types `query` as Fusion, but Fusion.Rrf is what the engine takes for RRF.
         fusion: Any = qe.Fusion.Rrf(k=self._rrf_k)
-        request = qe.QueryRequest(limit=limit + TIE_MARGIN, prefetches=prefetches, query=fusion, with_payload=True)
+        return self._ranked(limit, fusion, prefetches=prefetches)
+
+    def query_leg(
+        self,
+        leg: QueryLeg,
+        dense: Sequence[float],
+        text: str,
+        limit: int,
+        payload_filter: PayloadFilter | None = None,
+    ) -> list[VectorHit]:
+        """Return up to ``limit`` points by one leg alone, best first, with that leg's own score.
+
+        Cosine of ``dense`` (DENSE) or BM25 of ``text`` (KEYWORD); a text with no indexed word gives no keyword hits.
+        """
+        leg_query = self._leg_query(leg, dense, text)
+        if leg_query is None:
+            return []
+        return self._ranked(limit, leg_query, edge_filter=_edge_filter(payload_filter))
+
+    def _leg_query(self, leg: QueryLeg, dense: Sequence[float], text: str) -> qe.Query | None:
+        """The nearest-neighbour query of one leg; None for a text with no indexed word."""
+        if leg == QueryLeg.DENSE:
+            return qe.Query.Nearest(list(dense), using=DENSE_VECTOR)
+        keyword = self._bm25.embed_query(text)
+        return qe.Query.Nearest(keyword, using=KEYWORD_VECTOR) if keyword.indices else None
+
+    def _ranked(
+        self,
+        limit: int,
+        query: qe.Query | qe.Fusion,
+        *,
+        prefetches: list[qe.Prefetch] | None = None,
+        edge_filter: qe.Filter | None = None,
+    ) -> list[VectorHit]:
+        """Run one query for ``limit`` points plus a margin, and keep the best ``limit`` with ties settled by id."""
+        request = qe.QueryRequest(
+            limit=limit + TIE_MARGIN, query=query, prefetches=prefetches, filter=edge_filter, with_payload=True
+        )
         try:
             points = self._shard.query(request)
         except Exception as exc:

@@ -18,7 +18,14 @@ from agrag.components.stores.qdrant_common import (
     settle_ties,
     stored_points,
 )
-from agrag.components.stores.vector_store import PayloadFilter, StoredPoint, VectorCollection, VectorHit, VectorPoint
+from agrag.components.stores.vector_store import (
+    PayloadFilter,
+    QueryLeg,
+    StoredPoint,
+    VectorCollection,
+    VectorHit,
+    VectorPoint,
+)
 
 try:
     from qdrant_client import QdrantClient, models
@@ -145,15 +152,55 @@ class QdrantServerVectorStore:
         """Return up to ``limit`` points, ranked by RRF of the dense and keyword legs."""
         query_filter = self._filter(payload_filter)
         candidates = prefetch_limit(limit)
-        prefetch = [models.Prefetch(query=list(dense), using=DENSE_VECTOR, limit=candidates, filter=query_filter)]
+        legs = (self._leg(leg, dense, text) for leg in QueryLeg)
+        prefetch = [
+            models.Prefetch(query=vector, using=using, limit=candidates, filter=query_filter)
+            for using, vector in filter(None, legs)
+        ]
+        return self._ranked(limit, models.RrfQuery(rrf=models.Rrf(k=self._rrf_k)), prefetch=prefetch)
+
+    def query_leg(
+        self,
+        leg: QueryLeg,
+        dense: Sequence[float],
+        text: str,
+        limit: int,
+        payload_filter: PayloadFilter | None = None,
+    ) -> list[VectorHit]:
+        """Return up to ``limit`` points by one leg alone, best first, with that leg's own score.
+
+        Cosine of ``dense`` (DENSE) or BM25 of ``text`` (KEYWORD); a text with no indexed word gives no keyword hits.
+        """
+        found = self._leg(leg, dense, text)
+        if found is None:
+            return []
+        using, vector = found
+        return self._ranked(limit, vector, using=using, query_filter=self._filter(payload_filter))
+
+    def _leg(self, leg: QueryLeg, dense: Sequence[float], text: str) -> tuple[str, Any] | None:
+        """The vector name and query vector of one leg; None for a text with no indexed word."""
+        if leg == QueryLeg.DENSE:
+            return DENSE_VECTOR, list(dense)
         keyword = self._sparse(text, query=True)
-        if keyword.indices:
-            prefetch.append(models.Prefetch(query=keyword, using=KEYWORD_VECTOR, limit=candidates, filter=query_filter))
+        return (KEYWORD_VECTOR, keyword) if keyword.indices else None
+
+    def _ranked(
+        self,
+        limit: int,
+        query: Any,
+        *,
+        using: str | None = None,
+        prefetch: list[Any] | None = None,
+        query_filter: Any = None,
+    ) -> list[VectorHit]:
+        """Run one query for ``limit`` points plus a margin, and keep the best ``limit`` with ties settled by id."""
         try:
             response = self._client.query_points(
                 self._name,
+                query=query,
+                using=using,
                 prefetch=prefetch,
-                query=models.RrfQuery(rrf=models.Rrf(k=self._rrf_k)),
+                query_filter=query_filter,
                 limit=limit + TIE_MARGIN,
                 with_payload=True,
             )

@@ -2,7 +2,8 @@
 
 A vector store holds one collection (chunks or entities). Every point has a dense vector and a keyword (BM25)
 sparse vector computed from its text, and a JSON payload. A query runs both legs and fuses them by rank inside
-the store, so each search method gets one ranked list.
+the store, so each search method gets one ranked list; ``query_leg`` runs one leg alone, for a caller that fuses
+the legs itself.
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ class VectorCollection(StrEnum):
     COMMUNITIES = "communities"
 
 
+class QueryLeg(StrEnum):
+    """The two search legs of a vector store: dense vectors and keyword (BM25) sparse vectors."""
+
+    DENSE = "dense"
+    KEYWORD = "keyword"
+
+
 @dataclass(frozen=True, slots=True)
 class VectorPoint:
     """A point to store: our id, its dense vector, the text of its keyword leg, and its payload."""
@@ -38,7 +46,7 @@ class VectorPoint:
 
 @dataclass(frozen=True, slots=True)
 class VectorHit:
-    """A point found by a query, with its fused score and payload."""
+    """A point found by a query, with its score (fused, or one leg's own for ``query_leg``) and payload."""
 
     id: str
     score: float
@@ -103,6 +111,20 @@ class VectorStore(Protocol):
         self, dense: Sequence[float], text: str, limit: int, payload_filter: PayloadFilter | None = None
     ) -> list[VectorHit]:
         """Return up to ``limit`` points, ranked by RRF of the dense and keyword legs."""
+        ...
+
+    def query_leg(
+        self,
+        leg: QueryLeg,
+        dense: Sequence[float],
+        text: str,
+        limit: int,
+        payload_filter: PayloadFilter | None = None,
+    ) -> list[VectorHit]:
+        """Return up to ``limit`` points by one leg alone, best first, with that leg's own score.
+
+        Cosine of ``dense`` (DENSE) or BM25 of ``text`` (KEYWORD); a text with no indexed word gives no keyword hits.
+        """
         ...
 
     def existing_ids(self, ids: Sequence[str]) -> set[str]:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from agrag.components.errors import StoreError
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
 from agrag.components.stores.qdrant_server_vector_store import QdrantServerVectorStore
 from agrag.components.stores.vector_store import (
@@ -12,6 +13,7 @@ from agrag.components.stores.vector_store import (
     STATUS_FIELD,
     SUPERSEDED,
     PayloadFilter,
+    QueryLeg,
     VectorCollection,
     VectorPoint,
     VectorStore,
@@ -178,3 +180,61 @@ def test_excluded_values_and_points_without_the_field_pass(store: VectorStore) -
     assert "vega" not in found and {"legacy", "orion"} <= found
     scores = store.similarities([0.0, 1.0, 0.0, 0.0], ["vega", "legacy", "beacon"], not_superseded)
     assert set(scores) == {"legacy", "beacon"}
+
+
+def test_dense_leg_alone_orders_by_cosine_like_similarities(store: VectorStore) -> None:
+    query = [0.6, 0.4, 0.1, 0.0]
+    hits = store.query_leg(QueryLeg.DENSE, query, "lidar camera", limit=10)
+    sims = store.similarities(query, [p.id for p in POINTS])
+    assert [h.id for h in hits] == sorted(sims, key=lambda i: -sims[i]) == ["beacon", "orion", "vega", "atlas"]
+    assert [h.score for h in hits] == pytest.approx([sims[h.id] for h in hits], abs=1e-5)
+    assert hits[0].payload["doc"] == "c"
+    # vega and atlas are both at cosine 0: the tie at the cut is settled by id.
+    cut = store.query_leg(QueryLeg.DENSE, [1.0, 0.0, 0.0, 0.0], "", limit=3)
+    assert [h.id for h in cut] == ["orion", "beacon", "atlas"]
+
+
+def test_keyword_leg_alone_finds_a_rare_word_the_dense_leg_ranks_last(store: VectorStore) -> None:
+    store.upsert(
+        [VectorPoint("gearbox", [-1.0, 0.0, 0.0, 0.0], "The gearbox has a harmonic drive", {STATUS_FIELD: CURRENT})]
+    )
+    query = [1.0, 0.0, 0.0, 0.0]
+    assert store.query_leg(QueryLeg.DENSE, query, "harmonic", limit=10)[-1].id == "gearbox"
+    found = store.query_leg(QueryLeg.KEYWORD, query, "harmonic", limit=10)
+    assert [h.id for h in found] == ["gearbox"]
+    assert found[0].score > 0
+
+
+def test_keyword_leg_alone_ranks_by_bm25_and_ignores_the_vector(store: VectorStore) -> None:
+    # The vector points at beacon; vega has two of the words, beacon one.
+    hits = store.query_leg(QueryLeg.KEYWORD, [0.7, 0.7, 0.0, 0.0], "lidar camera telemetry", limit=10)
+    assert [h.id for h in hits] == ["vega", "beacon"]
+    assert hits[0].score > hits[1].score > 0
+    best = store.query_leg(QueryLeg.KEYWORD, [0.7, 0.7, 0.0, 0.0], "lidar camera telemetry", limit=1)
+    assert [h.id for h in best] == ["vega"]
+
+
+@pytest.mark.parametrize("text", ["zzzq xyzzy", "the of and", ""])
+def test_keyword_leg_alone_finds_nothing_for_words_never_indexed(store: VectorStore, text: str) -> None:
+    assert store.query_leg(QueryLeg.KEYWORD, [1.0, 0.0, 0.0, 0.0], text, limit=5) == []
+
+
+@pytest.mark.parametrize("leg", list(QueryLeg))
+def test_each_leg_alone_respects_the_payload_filter(store: VectorStore, leg: QueryLeg) -> None:
+    # The words are in orion (doc a), vega and atlas (doc b); beacon has none of them.
+    def ids(payload_filter: PayloadFilter) -> set[str]:
+        return {h.id for h in store.query_leg(leg, [1.0, 0.0, 0.0, 0.0], "Orion lidar PID", 10, payload_filter)}
+
+    only_b = PayloadFilter().and_("doc", "b")
+    assert ids(only_b) == {"vega", "atlas"}
+    assert ids(PayloadFilter().only_ids(["atlas", "orion", "missing"])) == {"orion", "atlas"}
+    assert ids(only_b.only_ids(["atlas", "orion"])) == {"atlas"}
+    assert ids(PayloadFilter().and_not("doc", "b")) >= {"orion"}
+
+
+def test_a_leg_on_a_closed_store_is_a_store_error(opener: Opener, tmp_path: Path) -> None:
+    store = opener(tmp_path)
+    store.upsert(POINTS)
+    store.close()
+    with pytest.raises(StoreError, match="Query on"):
+        store.query_leg(QueryLeg.KEYWORD, [1.0, 0.0, 0.0, 0.0], "lidar", limit=5)

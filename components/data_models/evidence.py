@@ -1,0 +1,126 @@
+"""What the evidence functions return: hits, fetched text, neighbours, and the scope they read within."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from agrag.components.data_models.immutable import Immutable
+
+
+class DiscoverMode(StrEnum):
+    """Which search legs ``discover`` runs."""
+
+    KEYWORD = "keyword"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+
+class Direction(StrEnum):
+    """Where ``navigate`` moves from a passage."""
+
+    PARENT = "parent"
+    CHILDREN = "children"
+    SIBLINGS = "siblings"
+    PREVIOUS = "previous"
+    NEXT = "next"
+    CELLS = "cells"
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceScope(Immutable):
+    """The documents a caller may read, fixed once per session and applied inside every store query.
+
+    Attributes:
+        document_ids: The readable documents; None means every document of the data dir.
+    """
+
+    document_ids: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.document_ids is not None:
+            object.__setattr__(self, "document_ids", tuple(sorted(set(self.document_ids))))
+
+    @property
+    def documents(self) -> list[str] | None:
+        """The scope as a store query parameter (None: unscoped)."""
+        return None if self.document_ids is None else list(self.document_ids)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceLocation(Immutable):
+    """Where a passage sits: its document's title, the headings above it and its characters in the version."""
+
+    title: str
+    heading_path: tuple[str, ...]
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceHit(Immutable):
+    """One passage found by ``discover``.
+
+    Attributes:
+        id: Its evidence id (a chunk of the current version).
+        snippet: A short excerpt around the words of the query.
+        location: Title, heading path and span.
+        score: The fused (hybrid) or the leg's own score.
+        legs: The legs that found it, best rank first.
+    """
+
+    id: str
+    snippet: str
+    location: EvidenceLocation
+    score: float
+    legs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoverResult(Immutable):
+    """The hits of one ``discover`` call and how the search went.
+
+    Attributes:
+        hits: Best first, at most ``limit``.
+        mode: The legs asked for.
+        failed_legs: Leg name → why it failed; the other leg's hits still come back.
+        truncated: True when more passages matched than were returned (a leg filled its candidate list, or the
+            fused list was longer than ``limit``).
+    """
+
+    hits: tuple[EvidenceHit, ...]
+    mode: DiscoverMode
+    failed_legs: dict[str, str] = field(default_factory=dict)
+    truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when every leg asked for ran."""
+        return not self.failed_legs
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedEvidence(Immutable):
+    """The exact text behind one evidence id.
+
+    Attributes:
+        id: The id asked for, in its canonical form.
+        text: The characters of the chunk, or those of the span that the stored chunks cover (gaps joined by " … ").
+        location: Title, heading path (of the first chunk) and span.
+        current: False when the id's version has been superseded by a newer one (the text is the old version's).
+        partial: True when the stored chunks cover only part of a span.
+    """
+
+    id: str
+    text: str
+    location: EvidenceLocation
+    current: bool
+    partial: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult(Immutable):
+    """What ``fetch`` found: the evidence in scope, and the ids it could not find (or may not show)."""
+
+    items: tuple[FetchedEvidence, ...]
+    not_found: tuple[str, ...] = ()

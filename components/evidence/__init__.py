@@ -1,0 +1,1 @@
+"""The algorithms behind the evidence functions: span text, snippets, citation checks."""

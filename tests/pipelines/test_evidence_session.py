@@ -1,0 +1,207 @@
+"""The evidence functions on the example corpus: discover, fetch (chunks, spans, superseded versions), navigate."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agrag.components.data_models.document import document_id_for
+from agrag.components.data_models.evidence import EvidenceScope
+from agrag.components.data_models.evidence_id import EvidenceId
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import EvidenceError
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.vector_store import QueryLeg
+from agrag.flows.ingest_flow import ingest_into
+from agrag.pipelines.config_loader import load_config
+from agrag.pipelines.evidence_session import EvidenceSession
+from agrag.pipelines.settings import AgragSettings
+from agrag.pipelines.store_factory import open_knowledge_store
+from tests.conftest import EXAMPLES
+
+# Small sections, so long ones become a parent chunk with children (navigate needs both).
+SMALL_CHUNKS = ["ingest.chunker.max_chars=300"]
+ORION = document_id_for("orion_planner.md")
+TEAM = document_id_for("team.md")
+SITES = document_id_for("sites.csv")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("notes") / "acme_notes"
+    shutil.copytree(EXAMPLES, folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def store(
+    corpus: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: SentenceTransformersTextEmbedder,
+    prefect_harness: None,
+) -> Iterator[KnowledgeStore]:
+    config = load_config(SMALL_CHUNKS)
+    opened = open_knowledge_store(
+        AgragSettings(data_dir=tmp_path_factory.mktemp("data")), config.vector_store, embedder
+    )
+    ingest_into(str(corpus), config, opened, embedder)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def session(store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder) -> EvidenceSession:
+    return EvidenceSession(store, embedder)
+
+
+def test_discover_finds_passages_with_ids_snippets_and_locations(session: EvidenceSession) -> None:
+    found = session.discover("Who wrote the Orion Planner?", limit=5)
+    assert found.ok and found.mode == "hybrid" and 0 < len(found.hits) <= 5
+    top = [h for h in found.hits if "Maria Chen wrote" in h.snippet]
+    assert top, "the passage naming the author is among the hits"
+    hit = top[0]
+    evidence_id = EvidenceId.parse(hit.id)
+    assert evidence_id.document_id == ORION and evidence_id.order is not None
+    assert hit.location.title == "Orion Planner Design Notes"
+    assert hit.location.heading_path[-1] == "History and Authorship"
+    assert hit.location.start < hit.location.end and set(hit.legs) <= {"dense", "keyword"}
+    assert [h.score for h in found.hits] == sorted((h.score for h in found.hits), reverse=True)
+    assert not session.fetched, "a snippet is not a fetch"
+
+
+def test_each_mode_runs_its_own_legs(session: EvidenceSession) -> None:
+    keyword = session.discover("Camille Durand", mode="keyword", limit=3)
+    assert keyword.hits and all(h.legs == ("keyword",) for h in keyword.hits)
+    assert any("Camille Durand" in h.snippet for h in keyword.hits)
+    vector = session.discover("who leads the robotics team", mode="vector", limit=3)
+    assert vector.hits and all(h.legs == ("dense",) for h in vector.hits)
+    assert session.discover("zzqx wibblefrob", mode="keyword").hits == ()
+    assert session.discover("robots", limit=1).truncated, "more passages matched than the one returned"
+    with pytest.raises(EvidenceError, match="Unknown discover mode 'fuzzy': use one of keyword, vector, hybrid"):
+        session.discover("x", mode="fuzzy")
+
+
+def test_a_failed_leg_is_reported_and_the_other_leg_still_returns(
+    session: EvidenceSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chunks = session.store.chunks
+    real = chunks.query_leg
+
+    def keyword_down(leg: QueryLeg, *args: object, **kwargs: object) -> object:
+        if leg is QueryLeg.KEYWORD:
+            raise RuntimeError("keyword index unavailable")
+        return real(leg, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chunks, "query_leg", keyword_down)
+    found = session.discover("Who wrote the Orion Planner?")
+    assert not found.ok and "keyword index unavailable" in found.failed_legs["keyword"]
+    assert found.hits and all(h.legs == ("dense",) for h in found.hits)
+
+
+def test_fetch_returns_the_exact_text_of_chunks_and_spans(session: EvidenceSession, corpus: Path) -> None:
+    hit = session.discover("Who wrote the Orion Planner?", limit=1).hits[0]
+    source = (corpus / "orion_planner.md").read_text()
+    fetched = session.fetch([hit.id])
+    (item,) = fetched.items
+    assert item.id == hit.id and item.current and not item.partial
+    assert item.text == source[item.location.start : item.location.end]
+    start = source.index("Maria Chen wrote")
+    span = EvidenceId(ORION, EvidenceId.parse(hit.id).version, span=(start, start + 30))
+    (piece,) = session.fetch([str(span)]).items
+    assert piece.text == source[start : start + 30] and not piece.partial
+    beyond = EvidenceId(ORION, span.version, span=(len(source) - 10, len(source) + 500))
+    (tail,) = session.fetch([str(beyond)]).items
+    assert tail.partial and tail.text and source.rstrip().endswith(tail.text.strip()), "past the end: partial"
+    assert {hit.id, str(span), str(beyond)} <= session.fetched
+
+    unknown = EvidenceId(ORION, "0123456789ab", order=0)
+    result = session.fetch([str(unknown), hit.id])
+    assert result.not_found == (str(unknown),) and [i.id for i in result.items] == [hit.id]
+    with pytest.raises(EvidenceError, match="is not an evidence id"):
+        session.fetch([hit.id, "not-an-id"])
+
+
+def _chunk_ids(session: EvidenceSession, document_id: str) -> list[EvidenceId]:
+    chunk_ids = session.store.graph.document_chunk_ids(document_id)
+    chunks = session.store.graph.get_chunks(chunk_ids)
+    return [EvidenceId.of_chunk(c) for c in chunks if c.current]
+
+
+def test_navigate_moves_to_parent_children_siblings_and_neighbours(session: EvidenceSession) -> None:
+    graph = session.store.graph
+    chunks = [c for c in graph.get_chunks(graph.document_chunk_ids(ORION)) if c.current]
+    child = next(c for c in chunks if c.parent_id and sum(o.parent_id == c.parent_id for o in chunks) >= 2)
+    child_id = str(EvidenceId.of_chunk(child))
+
+    (parent,) = session.navigate(child_id, "parent").items
+    assert EvidenceId.parse(parent.id).chunk_id == child.parent_id and child.text in parent.text
+    children = session.navigate(parent.id, "children").items
+    assert child_id in [c.id for c in children]
+    assert [c.location.start for c in children] == sorted(c.location.start for c in children)
+    siblings = session.navigate(child_id, "siblings").items
+    assert siblings and child_id not in [s.id for s in siblings]
+    assert {s.id for s in siblings} | {child_id} == {c.id for c in children}
+    following = session.navigate(child_id, "next").items
+    previous = session.navigate(following[0].id, "previous").items if following else []
+    assert not following or child_id in [p.id for p in previous]
+    assert parent.id in session.fetched, "navigated passages count as read"
+    with pytest.raises(EvidenceError, match="Unknown direction 'up': use one of parent, children"):
+        session.navigate(child_id, "up")
+
+
+def test_navigate_finds_the_cells_around_a_table_cell(session: EvidenceSession, corpus: Path) -> None:
+    source = (corpus / "sites.csv").read_text()
+    table = next(c for c in session.store.graph.get_chunks(session.store.graph.document_chunk_ids(SITES)) if c.cells)
+    every = session.navigate(str(EvidenceId.of_chunk(table)), "cells").items
+    assert "Camille Durand" in [c.text for c in every] and "Site lead" in [c.text for c in every]
+    start = source.index("Camille Durand")
+    cell = EvidenceId(SITES, table.document_version, span=(start, start + len("Camille Durand")))
+    around = [c.text for c in session.navigate(str(cell), "cells").items]
+    assert "Site lead" in around, "its column's header"
+    assert {"Lyon DC", "Lyon", "30"} <= set(around), "its row"
+    assert "Camille Durand" not in around and "Pieter de Vries" in around
+    with pytest.raises(EvidenceError, match="is not in a table"):
+        session.navigate(str(_chunk_ids(session, ORION)[0]), "cells")
+
+
+def test_scope_applies_to_every_function(store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder) -> None:
+    scoped = EvidenceSession(store, embedder, EvidenceScope((TEAM,)))
+    outside = _chunk_ids(scoped, ORION)
+    found = scoped.discover("Who wrote the Orion Planner?", limit=20)
+    assert found.hits and {EvidenceId.parse(h.id).document_id for h in found.hits} == {TEAM}
+    result = scoped.fetch([str(i) for i in outside])
+    assert result.items == () and result.not_found == tuple(str(i) for i in outside)
+    span = EvidenceId(ORION, outside[0].version, span=(0, 40))
+    assert scoped.fetch([str(span)]).items == ()
+    for direction in ("parent", "children", "siblings", "next", "previous"):
+        assert scoped.navigate(str(outside[0]), direction).items == ()
+    assert not scoped.fetched
+    nothing = EvidenceSession(store, embedder, EvidenceScope(()))
+    assert nothing.discover("robots").hits == ()
+
+
+def test_an_old_version_stays_readable_and_says_it_is_superseded(
+    tmp_path: Path, embedder: SentenceTransformersTextEmbedder, prefect_harness: None
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    note = folder / "arm.md"
+    note.write_text("# Kestrel Arm\n\nThe Kestrel Arm was built by Maria Chen in 2022.\n")
+    config = load_config()
+    opened = open_knowledge_store(AgragSettings(data_dir=tmp_path / "data"), config.vector_store, embedder)
+    try:
+        ingest_into(str(folder), config, opened, embedder)
+        session = EvidenceSession(opened, embedder)
+        old = session.discover("Who built the Kestrel Arm?", limit=1).hits[0]
+        note.write_text("# Kestrel Arm\n\nThe Kestrel Arm was rebuilt by Lena Brandt in 2024.\n")
+        ingest_into(str(folder), config, opened, embedder)
+        (before,) = session.fetch([old.id]).items
+        assert not before.current and "Maria Chen" in before.text
+        new = session.discover("Who built the Kestrel Arm?", limit=1).hits[0]
+        (after,) = session.fetch([new.id]).items
+        assert after.current and "Lena Brandt" in after.text and new.id != old.id
+    finally:
+        opened.close()
