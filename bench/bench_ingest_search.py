@@ -12,6 +12,9 @@ What it measures, in one run on a synthetic Markdown corpus (10,000 chunks by de
   TEXT2CYPHER asks a scripted local LLM stub (always the same count query): those two rows measure our overhead,
   not a real model's cost. The first query of each recipe (pipeline build, model load, graph snapshot) is reported
   apart.
+* Evidence: ``EvidenceSession.discover`` (hybrid, limit 10) on the same queries, over every document and within a
+  scope of 50 documents, each next to its floor: one bare query embedding plus the two bare single-leg shard
+  requests it sends (see ``evidence_latency.py``).
 
 Everything is written to a temporary folder (corpus, data dir, Prefect home, the tiny cross-encoder); the numbers are
 printed as tables and saved as JSON to ``bench/results/bench_ingest_search.json``.
@@ -172,7 +175,9 @@ def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
     # The tiny cross-encoder and the scripted LLM live in tests/support, which is not installed with agrag: the
     # repository root goes on sys.path (after everything else, so nothing installed is shadowed) to import them.
     sys.path.append(str(REPO_ROOT))
-    # bench/recipe_latency.py, next to this script (imported late: it imports agrag, after the settings above)
+    # bench/recipe_latency.py and evidence_latency.py, next to this script (imported late: they import agrag, after
+    # the settings above)
+    import evidence_latency  # type: ignore[import-not-found]
     import recipe_latency  # type: ignore[import-not-found]
 
     from tests.support.scripted_llm import scripted_llm
@@ -204,6 +209,7 @@ def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
                 queries=queries,
             )
             llm_requests = len(llm.requests)
+        out["evidence"] = evidence_latency.bench_evidence(store, embedder, warm_up=warm_up, queries=queries)
     finally:
         store.close()
     return (
@@ -211,6 +217,28 @@ def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
         | out
         | {"cross_encoder_generation_seconds": generated}
     )
+
+
+def print_evidence(evidence: dict[str, Any]) -> None:
+    """The ``discover`` rows next to their floors, then what each floor is made of."""
+    header = f"{'evidence':<24} {'p50 ms':>8} {'p95 ms':>8} {'floor p50':>10} {'ratio':>7} {'first ms':>9} {'hits':>5}"
+    print(header)
+    print("-" * len(header))
+    for name, row in evidence["rows"].items():
+        print(
+            f"{name:<24} {row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f} {row['floor_p50_ms']:>10.2f} "
+            f"{row['ratio_p50']:>6.2f}x {row['first_query_ms']:>9.0f} {row['mean_hits']:>5.1f}"
+        )
+    print()
+    for name, row in evidence["rows"].items():
+        floor_text = " + ".join(f"{p} {ms:.2f}" for p, ms in row["floor_parts_p50_ms"].items())
+        scope = "every document" if row["scope_documents"] is None else f"{row['scope_documents']} documents"
+        print(
+            f"{name} ({row['mode']}, limit {row['limit']}, {row['candidates_per_leg']} candidates per leg, {scope} of "
+            f"{evidence['documents']}): floor p50 ms = {floor_text}; truncated {row['truncated']}, failed legs "
+            f"{row['failed_legs']}, hits outside the floor's candidates {row['hits_outside_floor']}"
+        )
+    print(f"evidence wall (both rows, floors and warm-up): {evidence['wall_seconds']:.1f} s")
 
 
 def print_table(r: dict[str, Any]) -> None:
@@ -266,6 +294,8 @@ def print_table(r: dict[str, Any]) -> None:
     diagnostics = {p: v for p, v in parts.items() if p.startswith("diag_")}
     explained = ", ".join(f"{p} {v['p50_ms']:.2f} / {v['p95_ms']:.2f}" for p, v in diagnostics.items())
     print(f"not floors (p50 / p95 ms): {explained}")
+    print()
+    print_evidence(q["evidence"])
 
 
 def main() -> None:

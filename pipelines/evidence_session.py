@@ -5,24 +5,36 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.citations import CitationCheck, RenderedAnswer
 from agrag.components.data_models.document_structure import TableCell
+from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.evidence import (
     Direction,
     DiscoverMode,
     DiscoverResult,
+    EdgeKind,
+    EntityEvidence,
     EvidenceHit,
     EvidenceLocation,
     EvidenceScope,
+    ExploredEdge,
+    ExploreResult,
     FetchedEvidence,
     FetchResult,
 )
 from agrag.components.data_models.evidence_id import EvidenceId
+from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import EvidenceError
+from agrag.components.evidence.citation_checker import CitationChecker
+from agrag.components.evidence.citation_renderer import CitationRenderer
 from agrag.components.evidence.snippets import snippet
 from agrag.components.evidence.span_text import span_text
+from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.joiners.rrf_joiner import reciprocal_rank_fusion
+from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, QueryLeg
@@ -31,6 +43,8 @@ EVIDENCE_RRF_K = 60  # fixed by the spec for evidence discovery, whatever RETRIE
 CANDIDATES_PER_RESULT = 4  # each leg fetches this many candidates per result asked for
 MAX_CANDIDATES = 200
 MAX_LIMIT = 100
+MAX_DEPTH = 3
+SUPPORT_PER_ENTITY = 3
 _LEGS = {
     DiscoverMode.KEYWORD: (QueryLeg.KEYWORD,),
     DiscoverMode.VECTOR: (QueryLeg.DENSE,),
@@ -55,18 +69,26 @@ class EvidenceSession:
     """
 
     def __init__(
-        self, store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, scope: EvidenceScope | None = None
+        self,
+        store: KnowledgeStore,
+        embedder: SentenceTransformersTextEmbedder,
+        scope: EvidenceScope | None = None,
+        fetched: Iterable[FetchedEvidence] = (),
     ) -> None:
-        """Read ``store`` within ``scope`` (None: every document), embedding queries with ``embedder``."""
+        """Read ``store`` within ``scope`` (None: every document), embedding queries with ``embedder``.
+
+        ``fetched`` continues a session: evidence read earlier (kept by the caller, e.g. the CLI's session file).
+        """
         self.store = store
         self.embedder = embedder
         self.scope = scope or EvidenceScope()
-        self._fetched: set[str] = set()
+        self._fetched: dict[str, FetchedEvidence] = {item.id: item for item in fetched}
+        self._names = PassageGraphCache(store.graph)
 
     @property
-    def fetched(self) -> frozenset[str]:
-        """The ids whose exact text this session returned."""
-        return frozenset(self._fetched)
+    def fetched(self) -> dict[str, FetchedEvidence]:
+        """The evidence whose exact text this session returned, by id (what citations are checked against)."""
+        return dict(self._fetched)
 
     def discover(self, query: str, mode: DiscoverMode | str = DiscoverMode.HYBRID, limit: int = 10) -> DiscoverResult:
         """Search the current versions in scope for passages about ``query``.
@@ -130,7 +152,7 @@ class EvidenceSession:
                 missing.append(str(evidence_id))
             else:
                 items.append(found)
-                self._fetched.add(found.id)
+        self._remember(items)
         return FetchResult(tuple(items), tuple(missing))
 
     def navigate(self, evidence_id: str, direction: Direction | str) -> FetchResult:
@@ -152,8 +174,133 @@ class EvidenceSession:
         neighbours = self.store.graph.chunk_neighbours(chunk.id, where.value, self.scope.documents)
         current = self._current_versions([chunk.document_id])
         items = tuple(self._chunk_evidence(c, current) for c in neighbours)
-        self._fetched.update(item.id for item in items)
+        self._remember(items)
         return FetchResult(items)
+
+    def find_entities(self, query: str, limit: int = 10) -> tuple[EntityEvidence, ...]:
+        """Entities in scope: those the query names, then by name words and meaning, with up to 3 passage ids each.
+
+        An entity that only documents outside the scope mention is not found.
+
+        Raises:
+            EvidenceError: a limit outside 1 to 100.
+        """
+        if not 1 <= limit <= MAX_LIMIT:
+            raise EvidenceError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}.")
+        if self.scope.document_ids == ():
+            return ()
+        ids_of_documents = None if self.scope.document_ids is None else self.store.graph.entity_ids_of_documents
+        filters = None if self.scope.document_ids is None else SearchFilters(document_ids=self.scope.document_ids)
+        retriever = QdrantEntityRetriever(
+            self.store.entities, top_k=limit, ids_of_documents=ids_of_documents, names=self._names
+        )
+        embedding = Embedding(tuple(self.embedder.embed_batch([query])[0]))
+        out = retriever.run(query=query, query_embedding=embedding, filters=filters)
+        status = out["status"]
+        if isinstance(status, MethodStatus) and not status.ok:
+            raise EvidenceError(f"Entity search failed: {status.error}")
+        results = out["results"]
+        assert isinstance(results, list)  # the retriever's declared output
+        return self._entity_evidence([r.item.id for r in results])
+
+    def explore(
+        self, entity: str, depth: int = 1, relation_types: Sequence[str] | None = None, limit: int = 50
+    ) -> ExploreResult:
+        """The relations around an entity (its id, or a name), outward ``depth`` hops, nearest first.
+
+        Each edge is an ``assertion`` with the ids of the current passages in scope it was extracted from, or a
+        ``path`` when those passages are no longer current. Only relations every source passage of which lies in
+        the scope are crossed, so nothing is learnt about documents outside it; an entity outside the scope gives an
+        empty result, like an unknown one.
+
+        Raises:
+            EvidenceError: ``depth`` outside 1 to 3, or ``limit`` outside 1 to 100.
+        """
+        if not 1 <= depth <= MAX_DEPTH:
+            raise EvidenceError(f"depth must be between 1 and {MAX_DEPTH}, got {depth}.")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise EvidenceError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}.")
+        start = self._entity_named(entity)
+        if start is None:
+            return ExploreResult(None, ())
+        walked = self.store.graph.scoped_relations(
+            [start.id], self.scope.documents, relation_types=relation_types, depth=depth, limit=limit
+        )
+        ends = sorted({end for relation, _, _ in walked for end in (relation.source_id, relation.target_id)})
+        names = {e.id: e.name for e in self.store.graph.visible_entities(ends, self.scope.documents)}
+        edges = []
+        for relation, hop, chunk_ids in walked:
+            if relation.source_id not in names or relation.target_id not in names:
+                continue  # an end the scope cannot see: the edge would reveal it
+            passages = tuple(str(EvidenceId.of_chunk_id(c)) for c in chunk_ids)
+            kind = EdgeKind.ASSERTION if passages else EdgeKind.PATH
+            edges.append(
+                ExploredEdge(
+                    relation.id,
+                    relation.type,
+                    relation.source_id,
+                    names[relation.source_id],
+                    relation.target_id,
+                    names[relation.target_id],
+                    relation.description,
+                    hop,
+                    kind,
+                    passages,
+                )
+            )
+        return ExploreResult(start, tuple(edges))
+
+    def check_citations(self, answer: str) -> CitationCheck:
+        """Check the evidence ids a draft answer cites, and its figures and names, against what this session read.
+
+        A citation is valid only if this session fetched (or navigated to) the id and it is in scope; invalid ones
+        are removed from ``answer`` and listed with why. Sentences stating a figure or a name with no citation, and
+        cited sentences whose figures or names the cited text lacks, are listed as warnings. No LLM is used.
+        """
+        return CitationChecker().check(answer, self._fetched, self._in_scope)
+
+    def render_citations(self, answer: str) -> RenderedAnswer:
+        """The answer with its valid citations numbered ``[1]``, ``[2]``, and a Sources list.
+
+        Each source gives title, headings and version; invalid citations are dropped (``check_citations`` says why).
+        """
+        return CitationRenderer().render(self.check_citations(answer), self._fetched)
+
+    def _in_scope(self, evidence_id: str) -> bool:
+        documents = self.scope.document_ids
+        return documents is None or EvidenceId.parse(evidence_id).document_id in documents
+
+    def _entity_named(self, entity: str) -> EntityEvidence | None:
+        """The visible entity with this id, else the visible entity with this exact (normalized) name."""
+        found = self._entity_evidence([entity])
+        if found:
+            return found[0]
+        named = [e.id for e in self.store.graph.find_entities_by_name(entity, limit=5)]
+        found = self._entity_evidence(named)
+        return found[0] if found else None
+
+    def _entity_evidence(self, entity_ids: Sequence[str]) -> tuple[EntityEvidence, ...]:
+        graph = self.store.graph
+        visible = graph.visible_entities(entity_ids, self.scope.documents)
+        support = graph.entity_support_in_scope([e.id for e in visible], self.scope.documents, SUPPORT_PER_ENTITY)
+        # An entity's description is merged from every document that describes it, so within a scope it could
+        # carry text of a document outside it: a scoped session shows the passages, not the description.
+        described = self.scope.document_ids is None
+        return tuple(
+            EntityEvidence(
+                e.id,
+                e.name,
+                e.label,
+                e.description if described else "",
+                tuple(str(EvidenceId.of_chunk_id(c)) for c in support.get(e.id, ())),
+            )
+            for e in visible
+            if support.get(e.id)
+        )
+
+    def _remember(self, items: Iterable[FetchedEvidence]) -> None:
+        for item in items:
+            self._fetched[item.id] = item
 
     def _read(
         self, evidence_id: EvidenceId, by_chunk: dict[str, Chunk], current: dict[str, str]
@@ -209,7 +356,7 @@ class EvidenceSession:
             location = EvidenceLocation(chunk.title, chunk.heading_path, cell.start, cell.end)
             is_current = current.get(chunk.document_id) == chunk.document_version
             items.append(FetchedEvidence(str(cell_id), text, location, is_current))
-        self._fetched.update(item.id for item in items)
+        self._remember(items)
         return FetchResult(tuple(items))
 
     def _current_versions(self, document_ids: Iterable[str]) -> dict[str, str]:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from agrag.service.cli_support import console, fail, on_store
+from agrag.service.evidence_commands import evidence
 from agrag.service.runtime_env import apply_offline_defaults, log_served_runs_at_info, quiet_prefect_run_loggers
 
 T = TypeVar("T")
@@ -20,21 +19,11 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Agentic GraphRAG: turn a folder of documents into a knowledge graph and search it.",
 )
-console = Console()
-errors = Console(stderr=True)
 
 Overrides = Annotated[
     list[str] | None,
     typer.Argument(help="Hydra overrides, e.g. recipe=hybrid recipe.limit=5 ingest.chunker.max_chars=800"),
 ]
-
-
-def _fail(exc: Exception) -> NoReturn:
-    from agrag.components.errors import ConfigError
-
-    # Messages quote user input and JSON shapes ([...]); escaped so rich does not read them as markup.
-    errors.print(f"[bold red]Error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code=2 if isinstance(exc, ConfigError) else 1)
 
 
 @app.command()
@@ -65,7 +54,7 @@ def ingest(
         console.print(f"Ingesting {folder} into {settings.data_dir} (Prefect is starting; this takes a few seconds)")
         report = ingest_flow(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
     except AgragError as exc:
-        _fail(exc)
+        fail(exc)
         return
     print_ingest_report(console, report)
     if files:
@@ -120,7 +109,7 @@ def search(
         with open_knowledge_store(settings, config.vector_store, embedder, retrieval) as store:
             response = SearchEngine(store, embedder, retrieval, llm=llm).search_sync(query, config.recipe, filters)
     except AgragError as exc:
-        _fail(exc)
+        fail(exc)
         return
     if as_json:
         console.print_json(results_json(response.results, response.trace if trace else None))
@@ -185,7 +174,7 @@ def evaluate(
         quiet_prefect_run_loggers()
         run_eval(DatasetChoice(dataset, corpus, questions, triples), list(overrides or []), console)
     except AgragError as exc:
-        _fail(exc)
+        fail(exc)
 
 
 @app.command()
@@ -208,7 +197,7 @@ def delete(
         quiet_prefect_run_loggers()
         report = delete_flow(document_id, list(overrides or []))
     except AgragError as exc:
-        _fail(exc)
+        fail(exc)
         return
     console.print(
         f"Deleted {report.document_id}: {report.chunks_retired} chunks retired (still readable by id), "
@@ -242,7 +231,7 @@ def serve_ingest(
         data_dir = load_agrag_settings().data_dir
         api_url = deployment.prefect_api_url()
     except AgragError as exc:
-        _fail(exc)
+        fail(exc)
         return
     ui_url = deployment.prefect_ui_url()
     full_name = deployment.deployment_full_name(name)
@@ -265,28 +254,7 @@ merges = typer.Typer(
     no_args_is_help=True, help="Entity resolution: the merge log, undoing a merge, and near-miss candidates."
 )
 app.add_typer(merges, name="merges")
-
-
-def _on_store(action: Callable[[Any], T]) -> T:
-    """Run ``action`` on the open stores of AGRAG_DATA_DIR; an ``AgragError`` ends the command with its message."""
-    from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-    from agrag.components.errors import AgragError, RetrievalError
-    from agrag.pipelines.config_loader import load_config
-    from agrag.pipelines.settings import load_agrag_settings
-    from agrag.pipelines.store_factory import open_knowledge_store
-
-    try:
-        config = load_config([])
-        settings = load_agrag_settings()
-        if not settings.graph_path.exists():
-            raise RetrievalError(
-                f"Nothing has been ingested into {settings.data_dir} yet. Run `agrag ingest FOLDER` first."
-            )
-        embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
-        with open_knowledge_store(settings, config.vector_store, embedder) as store:
-            return action(store)
-    except AgragError as exc:
-        _fail(exc)
+app.add_typer(evidence, name="evidence")
 
 
 @merges.command("list")
@@ -294,7 +262,7 @@ def merges_list() -> None:
     """Show every resolution decision: merges (and undone ones) and homonyms kept apart, with the reason."""
     from agrag.service.console import merge_log_table
 
-    console.print(merge_log_table(_on_store(lambda store: store.graph.merge_log())))
+    console.print(merge_log_table(on_store(lambda store, _: store.graph.merge_log())))
 
 
 @merges.command("undo")
@@ -304,7 +272,7 @@ def merges_undo(
     """Undo a merge: the merged entity becomes an entity of its own again, with its mentions and relations."""
     from agrag.service.console import merge_log_table
 
-    console.print(merge_log_table(_on_store(lambda store: store.undo_merge(key))))
+    console.print(merge_log_table(on_store(lambda store, _: store.undo_merge(key))))
 
 
 @merges.command("candidates")
@@ -312,7 +280,7 @@ def merges_candidates() -> None:
     """Show the near misses resolution kept out of the graph, most similar first."""
     from agrag.service.console import candidates_table
 
-    console.print(candidates_table(_on_store(lambda store: store.graph.candidates())))
+    console.print(candidates_table(on_store(lambda store, _: store.graph.candidates())))
 
 
 @app.command("show-config")
@@ -325,7 +293,7 @@ def show_config(overrides: Overrides = None) -> None:
 
         config = load_config(list(overrides or []))
     except AgragError as exc:
-        _fail(exc)
+        fail(exc)
         return
     console.print_json(config.model_dump_json())
 

@@ -124,3 +124,67 @@ class FetchResult(Immutable):
 
     items: tuple[FetchedEvidence, ...]
     not_found: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EntityEvidence(Immutable):
+    """An entity found by ``find_entities``, with passages in scope that support it.
+
+    Attributes:
+        id: The resolved entity's id (what ``explore`` takes).
+        name: Its name.
+        label: Its label (type).
+        description: Its description, if extraction gave one; empty in a scoped session (a description merges
+            what every document said, so it could quote a document outside the scope).
+        passages: Up to three evidence ids of current passages in scope about or mentioning it, best first.
+    """
+
+    id: str
+    name: str
+    label: str
+    description: str
+    passages: tuple[str, ...]
+
+
+class EdgeKind(StrEnum):
+    """Whether a visible passage states an edge."""
+
+    ASSERTION = "assertion"  # a current passage in scope states it; its id is given
+    PATH = "path"  # a connection whose supporting passages are no longer current
+
+
+@dataclass(frozen=True, slots=True)
+class ExploredEdge(Immutable):
+    """One relation reached by ``explore``.
+
+    Attributes:
+        id: The relation's id.
+        type: Its type, e.g. ``WORKED_WITH``.
+        source_id: The entity it starts from (resolved).
+        source: That entity's name.
+        target_id: The entity it points to (resolved).
+        target: That entity's name.
+        description: What extraction said of it.
+        hop: 1 for relations touching the start entity, 2 for the next ring, ...
+        kind: ``assertion`` (``passages`` state it) or ``path``.
+        passages: Evidence ids of the current passages in scope it was extracted from.
+    """
+
+    id: str
+    type: str
+    source_id: str
+    source: str
+    target_id: str
+    target: str
+    description: str
+    hop: int
+    kind: EdgeKind
+    passages: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExploreResult(Immutable):
+    """The start entity of ``explore`` (None when it is unknown or outside the scope) and the edges reached."""
+
+    entity: EntityEvidence | None
+    edges: tuple[ExploredEdge, ...]

@@ -71,6 +71,18 @@ class EvidenceId(Immutable):
         """The id of a stored chunk."""
         return cls(chunk.document_id, chunk.document_version, order=chunk.order)
 
+    @classmethod
+    def of_chunk_id(cls, chunk_id: str) -> EvidenceId:
+        """The id of the chunk stored under ``chunk_id`` (``<document id>.<version>.<order>``).
+
+        Raises:
+            EvidenceError: ``chunk_id`` is not a stored chunk's id.
+        """
+        document_id, version, order = [*chunk_id.split("."), "", ""][:3]
+        if not order.isdigit():
+            raise EvidenceError(f"{chunk_id!r} is not a chunk id (<document id>.<version>.<order>).")
+        return cls(document_id, version, order=int(order))
+
     @property
     def chunk_id(self) -> str | None:
         """The stored chunk this id names (None for a span)."""

@@ -203,6 +203,45 @@ class GraphStore(Protocol):
         """
         ...
 
+    def visible_entities(self, entity_ids: Sequence[str], scope: Sequence[str] | None) -> list[Entity]:
+        """The resolved entities among ``entity_ids`` that a current chunk of a document in ``scope`` names or is about.
+
+        A merged member's id stands for its resolved entity, and its chunks count for it; each resolved entity comes
+        once, where first asked for. Others are missing, as unknown ids are. ``scope`` is the document ids that may
+        be read, None for every document; the store applies it in its query.
+        """
+        ...
+
+    def entity_support_in_scope(
+        self, entity_ids: Sequence[str], scope: Sequence[str] | None, per_entity: int = 3
+    ) -> dict[str, list[str]]:
+        """At most ``per_entity`` current chunks in ``scope`` about or mentioning each resolved entity, best first.
+
+        As ``supporting_chunk_ids`` orders them (about first, then most mentions, then id; members' chunks count for
+        their resolved entity), keyed by resolved id; an entity with none is missing.
+        """
+        ...
+
+    def scoped_relations(
+        self,
+        seed_ids: Sequence[str],
+        scope: Sequence[str] | None,
+        *,
+        relation_types: Sequence[str] | None = None,
+        depth: int = 1,
+        per_hop: int | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Relation, int, list[str]]]:
+        """Relations reached walking outward (both directions) from the seeds within ``scope``, with hop and chunks.
+
+        Each comes with the hop that reached it and its chunk ids that are current and in scope (empty when all were
+        superseded: a path, not an assertion). Within a scope a relation is crossed only if every chunk id is of an
+        in-scope document and both ends are visible (``visible_entities``); seeds that are not visible start
+        nothing. With ``scope`` None every relation with a chunk id is crossed. A relation without chunk ids never
+        is. Otherwise as ``traverse``: ends resolved, no entity expanded twice, ``per_hop`` and ``limit`` caps.
+        """
+        ...
+
     def relation_types_of(self, entity_id: str) -> dict[str, int]:
         """The types of the relations touching an entity at one hop, either direction, with their counts."""
         ...

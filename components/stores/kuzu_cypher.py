@@ -316,6 +316,60 @@ TRAVERSE_HOP = {
     "both": _hop(f"({_A_IN_FRONTIER} OR {_B_IN_FRONTIER})"),
 }
 CANONICAL_IDS = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, {_CANONICAL}"
+
+
+# Evidence reads within a document scope. A resolved entity is visible in a scope when a current chunk of an
+# in-scope document mentions it or is about it, or about or mentioning an entity merged into it. Two subqueries
+# joined on equality, not one with `vm.id = X OR vm.merged_into = X`: Kùzu hashes an equality join but compares every
+# pair of rows for an OR (or for an equality on a CASE), which takes minutes on a large graph.
+def _visible(entity_id: str) -> str:
+    chunks = f"MATCH (vc:Chunk)-[:MENTIONS|:ABOUT]->(vm:Entity) WHERE vc.current AND {_in_scope('vc.document_id')}"
+    return f"(EXISTS {{ {chunks} AND vm.id = {entity_id} }} OR EXISTS {{ {chunks} AND vm.merged_into = {entity_id} }})"
+
+
+_S = "CASE WHEN s.merged_into <> '' THEN s.merged_into ELSE s.id END"
+# One row per asked id (`asked`) whose resolved entity is visible.
+VISIBLE_ENTITIES = (
+    f"MATCH (s:Entity) WHERE s.id IN $ids WITH s.id AS asked, {_S} AS rid "
+    f"MATCH (e:Entity {{id: rid}}) WHERE {_visible('e.id')} "
+    "RETURN asked, e.id, e.name, e.label, e.description"
+)
+# The current in-scope chunks about or mentioning the asked entities' resolved entities (or their members): one row
+# per (resolved entity, chunk), best first: chunks about it, then by mentions (its members' added in), then by id.
+SUPPORT_IN_SCOPE = (
+    f"MATCH (s:Entity) WHERE s.id IN $ids WITH collect(DISTINCT {_S}) AS rids "
+    "MATCH (c:Chunk)-[l:MENTIONS|:ABOUT]->(e:Entity) "
+    f"WHERE (e.id IN rids OR e.merged_into IN rids) AND c.current AND {_in_scope('c.document_id')} "
+    f"WITH {_CANONICAL} AS rid, c.id AS cid, max(CASE WHEN label(l) = 'ABOUT' THEN 1 ELSE 0 END) AS about, "
+    "sum(coalesce(l.count, 0)) AS mentions "
+    "RETURN rid, cid ORDER BY rid, about DESC, mentions DESC, cid"
+)
+
+
+# One hop of a walk within a scope (both directions; `$ids`, `$seen`, `$types`, `$cap` as in `_hop`). Each supporting
+# chunk id is looked up by primary key and the counts compared: a relation is crossed only if every chunk id names a
+# stored chunk of an in-scope document (any version), so nothing an out-of-scope document contributed to shows, and
+# never with no chunk id. Returned with the chunk ids that are current and in scope (possibly none), those with the
+# most of them first. `visible` also asks that both ends be visible; without it every relation with a chunk id is
+# crossed (for a walk over every document, `$any_doc` true).
+def _scoped_hop(visible: bool) -> str:
+    ends = f" AND {_visible('a_id')} AND {_visible('b_id')}" if visible else ""
+    return (
+        "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
+        f"WHERE ({_A_IN_FRONTIER} OR {_B_IN_FRONTIER}) AND size(x.chunk_ids) > 0 "
+        "AND NOT x.id IN CAST($seen AS STRING[]) AND ($any_type OR x.type IN CAST($types AS STRING[])) "
+        f"AND {_A} <> {_B} "
+        f"WITH x, {_A} AS a_id, {_B} AS b_id UNWIND x.chunk_ids AS cid OPTIONAL MATCH (c:Chunk {{id: cid}}) "
+        f"WITH x, a_id, b_id, count(*) AS n, count(CASE WHEN {_in_scope('c.document_id')} THEN 1 END) AS n_in, "
+        f"collect(DISTINCT CASE WHEN c.current AND {_in_scope('c.document_id')} THEN c.id END) AS shown "
+        f"WHERE n_in = n{ends} "
+        "WITH x, a_id, b_id, coalesce(shown, CAST([] AS STRING[])) AS shown "
+        "RETURN x.id, x.type, x.description, x.chunk_ids, a_id, b_id, shown "
+        "ORDER BY size(shown) DESC, size(x.chunk_ids) DESC, x.id LIMIT $cap"
+    )
+
+
+SCOPED_HOP = {"scoped": _scoped_hop(visible=True), "all": _scoped_hop(visible=False)}
 RELATION_TYPES_OF = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
     "WHERE (a.id = $entity_id OR a.merged_into = $entity_id OR b.id = $entity_id OR b.merged_into = $entity_id) "

@@ -595,6 +595,105 @@ class KuzuGraphStore:
             frontier = reached
         return walked
 
+    def visible_entities(self, entity_ids: Sequence[str], scope: Sequence[str] | None) -> list[Entity]:
+        """Return the resolved entities among ``entity_ids`` that a current chunk in ``scope`` names or is about.
+
+        A merged entity's id stands for the entity it resolved into, and the chunks naming or about its members count
+        for it. Each resolved entity comes once, where it was first asked for. An entity no current chunk of a
+        document in ``scope`` (document ids that may be read; None: every document) names is missing, as an unknown
+        id is; the scope is applied in the query.
+        """
+        rows = self._run(cy.VISIBLE_ENTITIES, {"ids": list(entity_ids), **_scope_params(scope)})
+        found = {r[0]: Entity(id=r[1], name=r[2], label=r[3], description=r[4]) for r in rows}
+        visible: dict[str, Entity] = {}
+        for asked in entity_ids:
+            if asked in found:
+                visible.setdefault(found[asked].id, found[asked])
+        return list(visible.values())
+
+    def entity_support_in_scope(
+        self, entity_ids: Sequence[str], scope: Sequence[str] | None, per_entity: int = 3
+    ) -> dict[str, list[str]]:
+        """The current chunks in ``scope`` about or mentioning each entity: at most ``per_entity``, best first.
+
+        Keyed by resolved entity (a merged entity's id counts as the entity it resolved into, and its members'
+        chunks count for it), in id order. Chunks about the entity come first, then those naming it most often
+        (its members' mentions added up), then by id, as in ``supporting_chunk_ids``. An entity with no such chunk
+        is missing. ``scope`` is the document ids that may be read (None: every document), applied in the query.
+        """
+        rows = self._run(cy.SUPPORT_IN_SCOPE, {"ids": list(entity_ids), **_scope_params(scope)})
+        support: dict[str, list[str]] = {}
+        for entity_id, chunk_id in rows:
+            chunks = support.setdefault(entity_id, [])
+            if len(chunks) < per_entity:
+                chunks.append(chunk_id)
+        return {entity_id: chunks for entity_id, chunks in support.items() if chunks}
+
+    def scoped_relations(
+        self,
+        seed_ids: Sequence[str],
+        scope: Sequence[str] | None,
+        *,
+        relation_types: Sequence[str] | None = None,
+        depth: int = 1,
+        per_hop: int | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Relation, int, list[str]]]:
+        """Walk the relations outward from the seeds within a document scope, as ``traverse`` does in both directions.
+
+        Returns each relation crossed (both ends resolved, all its chunk ids), the hop that reached it, and its chunk
+        ids that are current and in scope, sorted: none when all of those were superseded (the relation is then only
+        a path between the entities, not an assertion a current text makes).
+
+        Within a scope, everything is decided in the query: a relation is crossed only if every one of its chunk ids
+        is a stored chunk of an in-scope document (of any version), so a relation an out-of-scope document (or a
+        chunk id of no stored chunk) contributed to is not even shown to exist, and only if both its ends are
+        visible (see ``visible_entities``); seeds that are not visible start nothing. With ``scope`` None every
+        relation with a chunk id is crossed, and the seeds are every stored entity asked for. A relation without
+        chunk ids is never crossed.
+
+        No entity is expanded twice and no relation returned twice. Within a hop the relations with the most
+        current in-scope chunks come first, then those with the most chunk ids, then by id.
+
+        Args:
+            seed_ids: Entity ids to start from (a merged entity starts from the entity it resolved into).
+            scope: Document ids that may be read; None reads every document.
+            relation_types: Only cross relations of these types; None or empty crosses every type.
+            depth: Number of hops.
+            per_hop: The most relations kept at each hop; None keeps all.
+            limit: The most relations in all; None keeps all.
+        """
+        scope_params = _scope_params(scope)
+        if scope is None:
+            frontier, query = self._canonical_ids(seed_ids), cy.SCOPED_HOP["all"]
+        else:
+            frontier, query = [e.id for e in self.visible_entities(seed_ids, scope)], cy.SCOPED_HOP["scoped"]
+        visited = set(frontier)
+        walked: list[tuple[Relation, int, list[str]]] = []
+        seen: set[str] = set()
+        types = sorted(set(relation_types or ()))
+        for hop in range(1, depth + 1):
+            caps = [c for c in (per_hop, None if limit is None else limit - len(walked)) if c is not None]
+            cap = min(caps, default=_NO_CAP)
+            if not frontier or cap <= 0:
+                break
+            params = {"ids": frontier, "seen": sorted(seen), "any_type": not types, "types": types, "cap": cap}
+            reached: list[str] = []
+            for rel_id, rel_type, description, chunk_ids, a_id, b_id, shown in self._run(
+                query, {**params, **scope_params}
+            ):
+                if rel_id in seen:
+                    continue
+                seen.add(rel_id)
+                relation = Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description)
+                walked.append((relation, hop, sorted(shown)))
+                for end in (a_id, b_id):
+                    if end not in visited:
+                        visited.add(end)
+                        reached.append(end)
+            frontier = reached
+        return walked
+
     def relation_types_of(self, entity_id: str) -> dict[str, int]:
         """The types of the relations touching an entity (either direction, one hop), with how many of each.
 

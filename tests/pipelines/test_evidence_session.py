@@ -115,7 +115,7 @@ def test_fetch_returns_the_exact_text_of_chunks_and_spans(session: EvidenceSessi
     beyond = EvidenceId(ORION, span.version, span=(len(source) - 10, len(source) + 500))
     (tail,) = session.fetch([str(beyond)]).items
     assert tail.partial and tail.text and source.rstrip().endswith(tail.text.strip()), "past the end: partial"
-    assert {hit.id, str(span), str(beyond)} <= session.fetched
+    assert {hit.id, str(span), str(beyond)} <= set(session.fetched)
 
     unknown = EvidenceId(ORION, "0123456789ab", order=0)
     result = session.fetch([str(unknown), hit.id])
@@ -205,3 +205,59 @@ def test_an_old_version_stays_readable_and_says_it_is_superseded(
         assert after.current and "Lena Brandt" in after.text and new.id != old.id
     finally:
         opened.close()
+
+
+def test_find_entities_gives_supporting_passages_in_scope(session: EvidenceSession) -> None:
+    found = session.find_entities("Maria Chen", limit=5)
+    assert found and found[0].name == "Maria Chen"
+    maria = found[0]
+    assert 1 <= len(maria.passages) <= 3
+    texts = session.fetch(maria.passages).items
+    assert len(texts) == len(maria.passages) and all("Maria Chen" in t.text or "Maria" in t.text for t in texts)
+    only_team = EvidenceSession(session.store, session.embedder, EvidenceScope((TEAM,)))
+    (scoped,) = [e for e in only_team.find_entities("Maria Chen", limit=5) if e.id == maria.id]
+    assert {EvidenceId.parse(p).document_id for p in scoped.passages} == {TEAM}
+
+
+def test_explore_marks_each_edge_with_the_passage_that_states_it(session: EvidenceSession) -> None:
+    maria = session.find_entities("Maria Chen", limit=1)[0]
+    explored = session.explore(maria.id, depth=1)
+    assert explored.entity is not None and explored.entity.id == maria.id
+    assert explored.edges and all(e.hop == 1 for e in explored.edges)
+    assert maria.id in {explored.edges[0].source_id, explored.edges[0].target_id}
+    for edge in explored.edges:
+        assert edge.kind == "assertion" and edge.passages
+        (text,) = session.fetch(edge.passages[:1]).items
+        assert edge.source.split()[0] in text.text or edge.target.split()[0] in text.text
+    by_name = session.explore("Maria Chen", depth=2)
+    assert {e.id for e in explored.edges} <= {e.id for e in by_name.edges}
+    assert max(e.hop for e in by_name.edges) == 2
+    kept = explored.edges[0].type
+    assert {e.type for e in session.explore(maria.id, relation_types=[kept]).edges} == {kept}
+    assert session.explore("Nobody Atall").entity is None
+    with pytest.raises(EvidenceError, match="depth must be between 1 and 3"):
+        session.explore(maria.id, depth=4)
+
+
+def test_citations_are_checked_against_what_was_read_and_rendered(session: EvidenceSession, corpus: Path) -> None:
+    author = next(h for h in session.discover("Who wrote the Orion Planner?", limit=5).hits if "Maria" in h.snippet)
+    unread = next(h for h in session.discover("Lena Brandt product manager", limit=5).hits if h.id != author.id)
+    session.fetch([author.id])
+    answer = (
+        f"Maria Chen wrote the Orion Planner in 2023 [{author.id}]. "
+        f"She built the first version in 2021 [{author.id}]. "
+        f"Lena Brandt is the product manager [{unread.id}]. "
+        "Tomas Eriksen defined the map format."
+    )
+    check = session.check_citations(answer)
+    assert check.cited == (author.id,) and not check.grounded
+    assert [(i.id, i.reason) for i in check.invalid] == [(unread.id, "not_fetched")]
+    assert unread.id not in check.answer and author.id in check.answer
+    assert any("2021" in claim.missing_figures for claim in check.unsupported), "a figure its evidence lacks"
+    assert any("Tomas Eriksen" in sentence for sentence in check.uncited), "a name with no citation"
+
+    rendered = session.render_citations(f"Maria Chen wrote the Orion Planner in 2023 [{author.id}].")
+    assert "[1]" in rendered.text and author.id not in rendered.text.split("Sources:")[0]
+    (source,) = rendered.sources
+    assert source.number == 1 and source.id == author.id and source.title == "Orion Planner Design Notes"
+    assert "Orion Planner Design Notes" in rendered.text.split("Sources:")[1]

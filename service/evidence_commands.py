@@ -1,0 +1,153 @@
+"""``agrag evidence``: the evidence functions on the command line, within a document scope, optionally as JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agrag.service.cli_support import console, on_store
+from agrag.service.evidence_console import print_result
+
+evidence = typer.Typer(
+    no_args_is_help=True,
+    help="Find, read and cite passages, with ids that name one version of one document. --document limits every "
+    "command to those documents; --session FILE keeps what was read, so `check` and `render` know it.",
+)
+
+Documents = Annotated[
+    list[str] | None,
+    typer.Option("--document", help="Only this document id may be read (repeat). Default: every document."),
+]
+Session = Annotated[
+    Path | None,
+    typer.Option("--session", help="A JSON file that keeps the scope and what was read across commands."),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def _run(documents: list[str] | None, session_file: Path | None, as_json: bool, call: Callable[[Any], Any]) -> None:
+    """Open a session (from the file, if any), run ``call`` on it, save what it read, print the result."""
+
+    def action(store: Any, embedder: Any) -> Any:
+        from agrag.pipelines.evidence_session import EvidenceSession
+        from agrag.service.evidence_state import load_session, save_session
+
+        scope, fetched = load_session(session_file, documents)
+        session = EvidenceSession(store, embedder, scope, fetched)
+        result = call(session)
+        save_session(session_file, session.scope, session.fetched)
+        return result
+
+    result = on_store(action)
+    if as_json:
+        console.print_json(json.dumps(_plain(result), ensure_ascii=False))
+    else:
+        print_result(console, result)
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+@evidence.command()
+def discover(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    *,
+    mode: Annotated[str, typer.Option("--mode", help="keyword, vector or hybrid.")] = "hybrid",
+    limit: Annotated[int, typer.Option("--limit", help="The most passages returned (1 to 100).")] = 10,
+    document: Documents = None,
+    session: Session = None,
+    as_json: AsJson = False,
+) -> None:
+    """Search the current versions of the documents in scope; each hit has an id, a snippet and where it is."""
+    _run(document, session, as_json, lambda s: s.discover(query, mode, limit))
+
+
+@evidence.command()
+def fetch(
+    ids: Annotated[list[str], typer.Argument(help="Evidence ids (from discover, find-entities, explore).")],
+    document: Documents = None,
+    session: Session = None,
+    as_json: AsJson = False,
+) -> None:
+    """The exact text behind each id; says when a version was superseded or a span only partly stored."""
+    _run(document, session, as_json, lambda s: s.fetch(ids))
+
+
+@evidence.command()
+def navigate(
+    evidence_id: Annotated[str, typer.Argument(help="The passage to start from.")],
+    direction: Annotated[str, typer.Argument(help="parent, children, siblings, previous, next or cells.")],
+    document: Documents = None,
+    session: Session = None,
+    as_json: AsJson = False,
+) -> None:
+    """The passages around one: its section, its parts, its neighbours, or the cells around a table cell."""
+    _run(document, session, as_json, lambda s: s.navigate(evidence_id, direction))
+
+
+@evidence.command("find-entities")
+def find_entities(
+    query: Annotated[str, typer.Argument(help="A name or a description.")],
+    limit: Annotated[int, typer.Option("--limit", help="The most entities returned (1 to 100).")] = 10,
+    document: Documents = None,
+    session: Session = None,
+    as_json: AsJson = False,
+) -> None:
+    """Entities in scope, each with up to three ids of passages that support it."""
+    _run(document, session, as_json, lambda s: s.find_entities(query, limit))
+
+
+@evidence.command()
+def explore(
+    entity: Annotated[str, typer.Argument(help="An entity id (from find-entities) or its exact name.")],
+    *,
+    depth: Annotated[int, typer.Option("--depth", help="Hops outward (1 to 3).")] = 1,
+    relation_type: Annotated[
+        list[str] | None, typer.Option("--relation-type", help="Only cross relations of this type (repeat).")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="The most relations returned (1 to 100).")] = 50,
+    document: Documents = None,
+    session: Session = None,
+    as_json: AsJson = False,
+) -> None:
+    """Relations around an entity: an assertion names the passage that states it; a path has no current passage."""
+    _run(document, session, as_json, lambda s: s.explore(entity, depth, relation_type, limit))
+
+
+def _answer(source: str) -> str:
+    return sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+
+
+@evidence.command()
+def check(
+    answer: Annotated[str, typer.Argument(help="A file with the draft answer, or - for standard input.")],
+    document: Documents = None,
+    session: Session = None,
+    as_json: AsJson = False,
+) -> None:
+    """Check a draft's [id] citations against what this session read, and its figures and names (no LLM)."""
+    text = _answer(answer)
+    _run(document, session, as_json, lambda s: s.check_citations(text))
+
+
+@evidence.command()
+def render(
+    answer: Annotated[str, typer.Argument(help="A file with the answer, or - for standard input.")],
+    document: Documents = None,
+    session: Session = None,
+    as_json: AsJson = False,
+) -> None:
+    """The answer with numbered references and a Sources list; invalid citations are dropped."""
+    text = _answer(answer)
+    _run(document, session, as_json, lambda s: s.render_citations(text))
