@@ -572,28 +572,16 @@ class KuzuGraphStore:
         if direction not in cy.TRAVERSE_HOP:
             raise RetrievalError(f"Unknown traversal direction {direction!r}. Use one of: both, out, in.")
         frontier = self._canonical_ids(seed_ids)
-        visited = set(frontier)
-        walked: list[tuple[Relation, int]] = []
-        seen: set[str] = set()
-        types = sorted(set(relation_types or ()))
-        for hop in range(1, depth + 1):
-            caps = [c for c in (per_hop, None if limit is None else limit - len(walked)) if c is not None]
-            cap = min(caps, default=_NO_CAP)
-            if not frontier or cap <= 0:
-                break
-            params = {"ids": frontier, "seen": sorted(seen), "any_type": not types, "types": types, "cap": cap}
-            reached: list[str] = []
-            for rel_id, rel_type, description, chunk_ids, a_id, b_id in self._run(cy.TRAVERSE_HOP[direction], params):
-                if rel_id in seen:
-                    continue
-                seen.add(rel_id)
-                walked.append((Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description), hop))
-                for end in (a_id, b_id):
-                    if end not in visited:
-                        visited.add(end)
-                        reached.append(end)
-            frontier = reached
-        return walked
+        rows = self._hops(
+            frontier,
+            cy.TRAVERSE_HOP[direction],
+            extra={},
+            relation_types=relation_types,
+            depth=depth,
+            per_hop=per_hop,
+            limit=limit,
+        )
+        return [(relation, hop) for relation, hop, _ in rows]
 
     def visible_entities(self, entity_ids: Sequence[str], scope: Sequence[str] | None) -> list[Entity]:
         """Return the resolved entities among ``entity_ids`` that a current chunk in ``scope`` names or is about.
@@ -668,6 +656,31 @@ class KuzuGraphStore:
             frontier, query = self._canonical_ids(seed_ids), cy.SCOPED_HOP["all"]
         else:
             frontier, query = [e.id for e in self.visible_entities(seed_ids, scope)], cy.SCOPED_HOP["scoped"]
+        return self._hops(
+            frontier,
+            query,
+            extra=scope_params,
+            relation_types=relation_types,
+            depth=depth,
+            per_hop=per_hop,
+            limit=limit,
+        )
+
+    def _hops(
+        self,
+        frontier: list[str],
+        query: str,
+        *,
+        extra: dict[str, Any],
+        relation_types: Sequence[str] | None,
+        depth: int,
+        per_hop: int | None,
+        limit: int | None,
+    ) -> list[tuple[Relation, int, list[str]]]:
+        """Run one hop statement per hop from ``frontier``: each relation once, each entity expanded once.
+
+        A row is (id, type, description, chunk ids, source, target[, the chunk ids a scoped read may show]).
+        """
         visited = set(frontier)
         walked: list[tuple[Relation, int, list[str]]] = []
         seen: set[str] = set()
@@ -679,14 +692,12 @@ class KuzuGraphStore:
                 break
             params = {"ids": frontier, "seen": sorted(seen), "any_type": not types, "types": types, "cap": cap}
             reached: list[str] = []
-            for rel_id, rel_type, description, chunk_ids, a_id, b_id, shown in self._run(
-                query, {**params, **scope_params}
-            ):
+            for rel_id, rel_type, description, chunk_ids, a_id, b_id, *shown in self._run(query, {**params, **extra}):
                 if rel_id in seen:
                     continue
                 seen.add(rel_id)
                 relation = Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description)
-                walked.append((relation, hop, sorted(shown)))
+                walked.append((relation, hop, sorted(shown[0]) if shown else []))
                 for end in (a_id, b_id):
                     if end not in visited:
                         visited.add(end)
