@@ -86,7 +86,8 @@ def _explore(console: Console, result: ExploreResult) -> None:
 
 def _check(console: Console, check: CitationCheck) -> None:
     verdict = "[green]grounded[/green]" if check.grounded else "[red]not grounded[/red]"
-    console.print(f"{verdict}: {len(check.cited)} valid citations")
+    count = len(check.cited)
+    console.print(f"{verdict}: {count} valid citation{'' if count == 1 else 's'}")
     for invalid in check.invalid:
         console.print(f"  removed {invalid.id}: {invalid.reason}", markup=False)
     for sentence in check.uncited:
