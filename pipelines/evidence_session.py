@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import TypeVar
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.citations import CitationCheck, RenderedAnswer
@@ -38,6 +40,8 @@ from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetr
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, QueryLeg
+
+E = TypeVar("E", bound=StrEnum)
 
 EVIDENCE_RRF_K = 60  # fixed by the spec for evidence discovery, whatever RETRIEVAL_RRF_K says
 CANDIDATES_PER_RESULT = 4  # each leg fetches this many candidates per result asked for
@@ -99,7 +103,7 @@ class EvidenceSession:
         Raises:
             EvidenceError: an unknown mode, or a limit outside 1 to 100.
         """
-        mode = _mode(mode)
+        mode = _member(DiscoverMode, mode, "discover mode")
         if not 1 <= limit <= MAX_LIMIT:
             raise EvidenceError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}.")
         if self.scope.document_ids == ():
@@ -143,11 +147,10 @@ class EvidenceSession:
                 [p.chunk_id for p in parsed if p.chunk_id is not None], self.scope.documents
             )
         }
-        current = self._current_versions(p.document_id for p in parsed)
         items: list[FetchedEvidence] = []
         missing: list[str] = []
         for evidence_id in parsed:
-            found = self._read(evidence_id, by_chunk, current)
+            found = self._read(evidence_id, by_chunk)
             if found is None:
                 missing.append(str(evidence_id))
             else:
@@ -164,7 +167,7 @@ class EvidenceSession:
         Raises:
             EvidenceError: a malformed id or an unknown direction.
         """
-        where = _direction(direction)
+        where = _member(Direction, direction, "direction")
         start = EvidenceId.parse(evidence_id)
         chunk = self._chunk_at(start)
         if chunk is None:
@@ -172,8 +175,7 @@ class EvidenceSession:
         if where is Direction.CELLS:
             return self._cells(chunk, start)
         neighbours = self.store.graph.chunk_neighbours(chunk.id, where.value, self.scope.documents)
-        current = self._current_versions([chunk.document_id])
-        items = tuple(self._chunk_evidence(c, current) for c in neighbours)
+        items = tuple(self._chunk_evidence(c) for c in neighbours)
         self._remember(items)
         return FetchResult(items)
 
@@ -302,12 +304,10 @@ class EvidenceSession:
         for item in items:
             self._fetched[item.id] = item
 
-    def _read(
-        self, evidence_id: EvidenceId, by_chunk: dict[str, Chunk], current: dict[str, str]
-    ) -> FetchedEvidence | None:
+    def _read(self, evidence_id: EvidenceId, by_chunk: dict[str, Chunk]) -> FetchedEvidence | None:
         if evidence_id.chunk_id is not None:
             chunk = by_chunk.get(evidence_id.chunk_id)
-            return None if chunk is None else self._chunk_evidence(chunk, current)
+            return None if chunk is None else self._chunk_evidence(chunk)
         assert evidence_id.span is not None  # an id names a chunk or a span
         start, end = evidence_id.span
         chunks = self.store.graph.version_chunks_overlapping(
@@ -318,12 +318,11 @@ class EvidenceSession:
         text, partial = span_text(chunks, start, end)
         first = chunks[0]
         location = EvidenceLocation(first.title, first.heading_path, start, end)
-        is_current = current.get(evidence_id.document_id) == evidence_id.version
-        return FetchedEvidence(str(evidence_id), text, location, is_current, partial)
+        # Every chunk of one version is current, or none is.
+        return FetchedEvidence(str(evidence_id), text, location, first.current, partial)
 
-    def _chunk_evidence(self, chunk: Chunk, current: dict[str, str]) -> FetchedEvidence:
-        is_current = current.get(chunk.document_id) == chunk.document_version
-        return FetchedEvidence(str(EvidenceId.of_chunk(chunk)), chunk.text, _location(chunk), is_current)
+    def _chunk_evidence(self, chunk: Chunk) -> FetchedEvidence:
+        return FetchedEvidence(str(EvidenceId.of_chunk(chunk)), chunk.text, _location(chunk), chunk.current)
 
     def _chunk_at(self, evidence_id: EvidenceId) -> Chunk | None:
         """The chunk an id names; for a span, the smallest searchable chunk holding its start."""
@@ -341,7 +340,6 @@ class EvidenceSession:
     def _cells(self, chunk: Chunk, start: EvidenceId) -> FetchResult:
         if not chunk.cells:
             raise EvidenceError(f"{start} is not in a table: only a table chunk or a cell has cells around it.")
-        current = self._current_versions([chunk.document_id])
         target = _cell_at(chunk.cells, start.span) if start.span is not None else None
         if target is None:
             around = [c for c in chunk.cells if c.end > c.start]
@@ -354,14 +352,9 @@ class EvidenceSession:
             cell_id = EvidenceId(chunk.document_id, chunk.document_version, span=(cell.start, cell.end))
             text = chunk.text[cell.start - chunk.start : cell.end - chunk.start]
             location = EvidenceLocation(chunk.title, chunk.heading_path, cell.start, cell.end)
-            is_current = current.get(chunk.document_id) == chunk.document_version
-            items.append(FetchedEvidence(str(cell_id), text, location, is_current))
+            items.append(FetchedEvidence(str(cell_id), text, location, chunk.current))
         self._remember(items)
         return FetchResult(tuple(items))
-
-    def _current_versions(self, document_ids: Iterable[str]) -> dict[str, str]:
-        info = self.store.graph.document_version_info(sorted(set(document_ids)), self.scope.documents)
-        return {doc: version for doc, (version, _) in info.items()}
 
 
 def _location(chunk: Chunk) -> EvidenceLocation:
@@ -373,17 +366,9 @@ def _cell_at(cells: Sequence[TableCell], span: tuple[int, int]) -> TableCell | N
     return next((c for c in cells if c.start < end and start < c.end), None)
 
 
-def _mode(mode: DiscoverMode | str) -> DiscoverMode:
+def _member(kind: type[E], value: E | str, what: str) -> E:
     try:
-        return DiscoverMode(mode)
+        return kind(value)
     except ValueError:
-        valid = ", ".join(m.value for m in DiscoverMode)
-        raise EvidenceError(f"Unknown discover mode {mode!r}: use one of {valid}.") from None
-
-
-def _direction(direction: Direction | str) -> Direction:
-    try:
-        return Direction(direction)
-    except ValueError:
-        valid = ", ".join(d.value for d in Direction)
-        raise EvidenceError(f"Unknown direction {direction!r}: use one of {valid}.") from None
+        valid = ", ".join(member.value for member in kind)
+        raise EvidenceError(f"Unknown {what} {value!r}: use one of {valid}.") from None
