@@ -19,7 +19,7 @@ SOURCES := $(shell find components pipelines flows service conf -name '*.py' -o 
 # The public multi-hop QA sets `make eval` scores (see bench/README.md there for their provenance and licences).
 export AGRAG_EVAL_BENCH_DIR ?= ../shared/bench
 
-.PHONY: install demo test lint typecheck bench eval clean
+.PHONY: install demo test lint typecheck bench bench-service eval screenshot clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,16 @@ test: lint typecheck
 
 bench: install
 	$(BIN)/python bench/bench_ingest_search.py
+
+# What a Prefect UI user sees after a run: a real Prefect server, `agrag serve` serving the deployment, a run with
+# files that cannot be read, and headless Chromium (apt-get install -y chromium) on the run's ingest report artifact.
+# Writes bench/results/prefect-run-artifact.png.
+screenshot: install
+	$(BIN)/python bench/prefect_ui_screenshot.py
+
+# `agrag serve` under 20 concurrent HTTP clients for 30 s, each operation next to its in-process latency.
+bench-service: install
+	$(BIN)/python bench/service_load.py
 
 # Retrieval quality: every shipped recipe against BM25, dense and RRF baselines on both dev sets; MuSiQue also on a
 # graph built from its precomputed LLM triples. Results land in bench/results/; reruns reuse bench/cache/.

@@ -166,11 +166,8 @@ def bench_ingest_floor(folder: Path) -> dict[str, Any]:
 
 def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
     """Every recipe of ``recipe_latency.RECIPES`` on ``queries``, each next to its floor (see that module)."""
-    from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
     from agrag.components.llm.openai_chat_client import OpenAIChatClient
-    from agrag.pipelines.config_loader import load_config
-    from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
-    from agrag.pipelines.store_factory import open_knowledge_store
+    from agrag.pipelines.runtime import Settings, load_settings, open_runtime
 
     # The tiny cross-encoder and the scripted LLM live in tests/support, which is not installed with agrag: the
     # repository root goes on sys.path (after everything else, so nothing installed is shadowed) to import them.
@@ -183,14 +180,14 @@ def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
     from tests.support.scripted_llm import scripted_llm
     from tests.support.tiny_cross_encoder import make_tiny_cross_encoder
 
-    config = load_config([])
     started = time.perf_counter()
     cross_encoder = make_tiny_cross_encoder(folder / "tiny-cross-encoder")
     generated = time.perf_counter() - started
-    retrieval = load_retrieval_settings().model_copy(update={"cross_encoder_model": cross_encoder})
-    embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
+    settings = load_settings()
+    retrieval = settings.retrieval.model_copy(update={"cross_encoder_model": cross_encoder})
+    runtime = open_runtime([], Settings(settings.agrag, retrieval))
+    store, embedder = runtime.store, runtime.embedder
     embedder.warm_up()
-    store = open_knowledge_store(load_agrag_settings(), config.vector_store, embedder, retrieval)
     try:
         counts = store.counts()
         if not counts["community_vectors"]:
@@ -211,7 +208,7 @@ def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
             llm_requests = len(llm.requests)
         out["evidence"] = evidence_latency.bench_evidence(store, embedder, warm_up=warm_up, queries=queries)
     finally:
-        store.close()
+        runtime.close()
     return (
         {"queries": len(queries), "store_counts": counts, "llm_requests": llm_requests}
         | out

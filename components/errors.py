@@ -42,8 +42,30 @@ class StoreLockedError(StoreError):
     """Another process holds the embedded store for writing."""
 
 
+class NothingIngestedError(StoreError):
+    """A command that reads the data dir found nothing ingested there."""
+
+    def __init__(self, data_dir: object) -> None:
+        self.data_dir = data_dir
+        super().__init__(
+            f"Nothing has been ingested into {data_dir} yet. Run `agrag ingest FOLDER` first "
+            "(or set AGRAG_DATA_DIR to the data dir you ingested into)."
+        )
+
+
 class IngestError(AgragError):
     """Ingestion could not go on."""
+
+
+class IngestInterruptedError(IngestError):
+    """An ingestion run was asked to stop (cancelled, or the server shutting down) and stopped at a safe point."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(
+            f"The ingestion stopped at a safe point ({reason}). Everything committed so far stays; start the same "
+            "ingestion again and it resumes from its phase markers, redoing only unfinished work."
+        )
 
 
 class DocumentNotFoundError(AgragError, LookupError):
@@ -54,6 +76,17 @@ class DocumentNotFoundError(AgragError, LookupError):
         super().__init__(
             f"No document has the id {document_id!r} in this data dir. Document ids start with 'd'; the `document_id` "
             "of any search result or chunk shows one."
+        )
+
+
+class RunNotFoundError(AgragError, LookupError):
+    """A run id names no ingestion or delete run of this data dir."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(
+            f"No ingestion or delete run has the id {run_id!r} in this data dir. `GET /v1/ingestions` lists the runs "
+            "with their ids, newest first."
         )
 
 

@@ -27,15 +27,23 @@ EXAMPLE_OVERRIDES = ["ingest.chunker.max_chars=800"]
 
 DESCRIPTION = """Ingest a folder of documents into agrag's knowledge graph and vector stores.
 
-Parameters:
-- folder: the folder to ingest (.txt, .md, .rst, .html, .pdf, .csv); a relative path is read from the folder
-  `agrag serve-ingest` was started in, and must lie inside AGRAG_FILES_ROOT if that is set.
-- overrides: Hydra overrides as a list, for example ["ingest/extractor=llm", "ingest.max_llm_calls=5000"].
-- data_dir: where the stores are written.
+Served by `agrag serve`, which runs each run inside the server, one at a time with its other ingestions, while its
+searches keep answering; or by `agrag serve-ingest` where no server holds the data dir.
 
-Every stage is a task, so the run's task states show where it is. Files already ingested and unchanged are skipped,
-so a stopped run can simply be started again. The stores allow one writer: a run fails, naming the process, while
-another process holds the data dir."""
+Parameters:
+- folder: the folder to ingest (.txt, .md, .rst, .html, .pdf, .csv) on the machine that serves this deployment; a
+  relative path is read from the folder the serving process was started in, or from AGRAG_FILES_ROOT when that is
+  set (and then the folder must lie inside it).
+- overrides: Hydra overrides as a list, for example ["ingest/extractor=llm", "ingest.max_llm_calls=5000"].
+- data_dir: where the stores are written. A run of `agrag serve` writes only the data dir that server holds (the
+  default); leave it as it is.
+
+Every stage is a task and logs its one-line result. The run publishes an ingest report artifact (each file ingested,
+unchanged or failed with the reason; the stage table; what the ontology pruned; the LLM estimate and fallbacks) and
+ends Completed, "Completed with failures" (naming the files that could not be read), Failed with one message, or
+Cancelled. A run that waits for another ingestion of the same data dir shows "Queued" and which run it waits for.
+Cancel stops a run at its next safe point: what it committed stays, and running the same folder again resumes where
+it stopped (unchanged files are skipped)."""
 
 
 def deployment_full_name(name: str = DEPLOYMENT_NAME) -> str:

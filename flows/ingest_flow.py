@@ -6,30 +6,37 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TypeVar, cast
 
 from prefect import flow
+from prefect.client.schemas.objects import State
 from prefect.utilities.annotations import quote
 
+from agrag.components.data_models.extraction import Extraction
+from agrag.components.data_models.ingestion_run import RunKind
 from agrag.components.data_models.loaded_document import LoadedDocument
+from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.phase_key import document_subject
 from agrag.components.data_models.resolution import KEPT_APART, MERGED
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import StoreError
+from agrag.components.errors import AgragError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.flows import ingest_tasks as tasks
-from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport
+from agrag.flows.ingest_control import IngestControl, StageState, checkpoint
+from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport, stage_lines
+from agrag.flows.ingest_report_markdown import publish_ingest_report
 from agrag.flows.ingest_tasks import Phase
-from agrag.pipelines.config_loader import load_config
+from agrag.flows.run_context import RunContext, current_run, requester, tracked_run
+from agrag.flows.run_inputs import check_overrides, run_settings
+from agrag.flows.run_outcome import ended, failed_state, ingest_state, quiet_engine_tracebacks, record
 from agrag.pipelines.config_models import AgragConfig
-from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, llm_client, phase_hashes, reports_use_llm
-from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
-from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store
+from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, phase_hashes, reports_use_llm
+from agrag.pipelines.runtime import Runtime, runtime_for
+from agrag.pipelines.store_status import record_ontology
 
 T = TypeVar("T")
 
@@ -40,15 +47,39 @@ def _as_is(value: T) -> T:
 
 
 class _StageClock:
-    def __init__(self) -> None:
+    """Times the stages; with a control, checks it before each stage and tells it as each stage starts and ends."""
+
+    def __init__(self, control: IngestControl | None = None) -> None:
         self.seconds: dict[str, float] = {}
+        self.control = control
 
     def run(self, name: str, stage: Callable[[], T]) -> T:
+        checkpoint(self.control)
+        self._tell(name, StageState.RUNNING)
         started = time.perf_counter()
         try:
             return stage()
+        except BaseException as exc:
+            self._tell(name, StageState.FAILED, str(exc) or type(exc).__name__)
+            raise
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+
+    def completed(self, name: str, report: IngestReport, *, final: bool = True) -> None:
+        """The stage ended: its line, worded as the CLI's stage table words it, from what ``report`` knows now."""
+        self._tell(name, StageState.COMPLETED, stage_lines(report, final=final).get(name, ""))
+
+    def skipped(self, names: Sequence[str], why: str) -> None:
+        for name in names:
+            self._tell(name, StageState.SKIPPED, why)
+
+    def _tell(self, name: str, state: StageState, line: str = "") -> None:
+        if self.control is not None:
+            self.control.on_stage(name, state, line)
+
+
+CHANGED_STAGES = ("chunk", "extract", "prune", "resolve", "embed", "write")
+COMMUNITY_STAGES = ("communities", "reports")
 
 
 def ingest_into(
@@ -59,15 +90,29 @@ def ingest_into(
     *,
     llm: OpenAIChatClient | None = None,
     progress: bool = False,
+    control: IngestControl | None = None,
 ) -> IngestReport:
     """Run every stage on ``folder`` against open stores; unchanged documents are skipped before any work.
 
     Each phase journals what it finished (per document version and configuration hash) in the store's phase
     journal, so a run that was killed, started again with the same files and settings, redoes only unfinished work.
+    Only the store writes hold ``store.writing()``, in commit batches of whole documents (``ingest.write_batch_chunks``
+    chunks each), so searches in the same process go on between batches and see only committed documents.
+
+    Args:
+        folder: The folder of documents.
+        config: The composed configuration.
+        store: Open stores with a phase journal.
+        embedder: The data dir's embedding model.
+        llm: The LLM endpoint, when the configuration uses one.
+        progress: Show progress bars.
+        control: Checked at every safe point (between stages, commit batches, embedding slices and LLM extraction
+            batches) and told as each stage starts and ends; None runs to the end and tells nobody.
 
     Raises:
         LLMNotConfiguredError: the configuration needs an LLM and ``llm`` is None (raised before any work).
         StoreError: ``store`` was opened without a phase journal.
+        IngestInterruptedError: ``control`` was cancelled; the next run resumes from the phase markers.
     """
     check_llm_needs(config.ingest, llm)
     if store.journal is None:
@@ -75,8 +120,9 @@ def ingest_into(
     journal = store.journal
     hashes = phase_hashes(config, llm.model if llm is not None else None)
     calls_before = (llm.calls, llm.cache_hits) if llm is not None else (0, 0)
-    clock = _StageClock()
+    clock = _StageClock(control)
     documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
+    clock.completed("load", IngestReport(folder, len(documents), 0, 0, tuple(failures)))
     changed = clock.run("select-changed", lambda: tasks.select_changed(_as_is(documents), store))
     # work journaled for another version of these files can never be reused
     journal.forget_documents_except(
@@ -91,8 +137,11 @@ def ingest_into(
         files=_file_statuses(documents, changed, failures),
         other_settings=_other_settings(documents, changed, store, hashes.resolve),
     )
+    clock.completed("select-changed", report)
     ingest = config.ingest
-    if changed:
+    if not changed:
+        clock.skipped(CHANGED_STAGES, "no new or changed documents")
+    else:
         report = _ingest_changed(
             report,
             clock,
@@ -110,9 +159,16 @@ def ingest_into(
         report = _communities(
             report, clock, touched, store=store, config=config, embedder=embedder, llm=llm, progress=progress
         )
+    elif not ingest.communities.enabled:
+        clock.skipped(COMMUNITY_STAGES, "communities are off (ingest.communities.enabled=false)")
+    else:
+        clock.skipped(COMMUNITY_STAGES, "the graph did not change since the communities were last made")
     if llm is not None:
         calls, hits = llm.calls - calls_before[0], llm.cache_hits - calls_before[1]
         report = replace(report, llm_calls=calls, llm_cache_hits=hits)
+    if changed:  # what `status` shows the graph was built with (an unchanged rerun built nothing)
+        with store.writing():
+            record_ontology(store.graph, ingest.ontology)
     return _finish(report, clock, store)
 
 
@@ -129,10 +185,15 @@ def _ingest_changed(
     hashes: PhaseHashes,
     progress: bool,
 ) -> IngestReport:
-    """Chunk, extract, prune, resolve, embed and write the new or changed document versions."""
+    """Chunk, extract, prune, resolve, embed and write the new or changed document versions.
+
+    Everything but the write runs without ``store.writing()``; the write holds it per commit batch.
+    """
     ingest = config.ingest
     chunked = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), ingest, Phase(journal, hashes.chunk)))
     chunks = chunked.value
+    report = replace(report, chunks_written=len(chunks), chunks_by_kind=dict(Counter(c.kind for c in chunks)))
+    clock.completed("chunk", report, final=False)  # how many older chunks are superseded, the write tells
     extracted = clock.run(
         "extract",
         lambda: tasks.extract_entities(
@@ -142,10 +203,15 @@ def _ingest_changed(
             _as_is(llm),
             phase=Phase(journal, hashes.extract),
             progress=progress,
+            control=clock.control,
         ),
     )
     raw, extraction_failures = extracted.value.extraction, extracted.value.failures
+    report = replace(report, extraction_failures=tuple(extraction_failures), llm_estimate=extracted.value.estimate)
+    clock.completed("extract", replace(report, pruned=_unpruned(raw)))
     kept, pruned = clock.run("prune", lambda: tasks.prune_to_ontology(_as_is(raw), ingest))
+    report = replace(report, pruned=pruned)
+    clock.completed("prune", report)
     resolved = clock.run(
         "resolve",
         lambda: tasks.resolve_entities(
@@ -163,12 +229,29 @@ def _ingest_changed(
     merged = {d.member_id for d in resolution.decisions if d.decision == MERGED}
     known = store.entities.existing_ids([e.id for e in extraction.entities])
     new_entities = [e for e in extraction.entities if e.id not in known]
+    report = replace(
+        report,
+        entities_found=len(extraction.entities),
+        entities_new=len(new_entities),
+        relations_found=len(extraction.relations),
+        merges=len(merged),
+        kept_apart=sum(d.decision == KEPT_APART for d in resolution.decisions),
+        candidates=len(resolution.candidates),
+    )
+    clock.completed("resolve", report)
     embedded = clock.run(
         "embed",
         lambda: tasks.embed(
-            _as_is(changed), _as_is(chunks), _as_is(new_entities), merged, embedder, phase=Phase(journal, hashes.embed)
+            _as_is(changed),
+            _as_is(chunks),
+            _as_is(new_entities),
+            merged,
+            embedder,
+            phase=Phase(journal, hashes.embed),
+            control=clock.control,
         ),
     )
+    clock.completed("embed", report)
     written = clock.run(
         "write",
         lambda: tasks.write_stores(
@@ -178,6 +261,8 @@ def _ingest_changed(
             _as_is(resolution),
             _as_is(embedded.value),
             phase=Phase(journal, hashes.resolve),
+            batch_chunks=ingest.write_batch_chunks,
+            control=clock.control,
         ),
     )
     reused = {
@@ -186,22 +271,21 @@ def _ingest_changed(
         "resolve": resolved.reused,
         "embed": embedded.reused,
     }
-    return replace(
+    report = replace(
         report,
-        chunks_written=len(chunks),
-        chunks_by_kind=dict(Counter(c.kind for c in chunks)),
         chunks_superseded=written.superseded,
         entities_removed=written.entities_removed,
-        extraction_failures=tuple(extraction_failures),
-        entities_found=len(extraction.entities),
-        entities_new=len(new_entities),
-        relations_found=len(extraction.relations),
-        pruned=pruned,
-        merges=len(merged),
-        kept_apart=sum(d.decision == KEPT_APART for d in resolution.decisions),
-        candidates=len(resolution.candidates),
         documents_resumed={phase: n for phase, n in reused.items() if n},
-        llm_estimate=extracted.value.estimate,
+    )
+    clock.completed("write", report)
+    return report
+
+
+def _unpruned(extraction: Extraction) -> PrunedReport:
+    """What the extract stage found, before the ontology prunes it (the extract line counts all of it)."""
+    return PrunedReport(
+        entities_kept=len({e.id for e in extraction.entities}),
+        relations_kept=len({r.id for r in extraction.relations}),
     )
 
 
@@ -216,8 +300,11 @@ def _communities(
     llm: OpenAIChatClient | None,
     progress: bool,
 ) -> IngestReport:
+    """Detect communities and write their reports; only the final store writes hold ``store.writing()``."""
     settings = config.ingest.communities
     communities = clock.run("communities", lambda: tasks.detect_communities(store, settings))
+    report = replace(report, communities_by_level=dict(sorted(Counter(c.level for c in communities).items())))
+    clock.completed("communities", report)
     report_llm = llm if reports_use_llm(settings, llm) else None
     outcome = clock.run(
         "reports",
@@ -225,13 +312,14 @@ def _communities(
             store, _as_is(communities), settings, _as_is(report_llm), embedder, touched=touched, progress=progress
         ),
     )
-    return replace(
+    report = replace(
         report,
-        communities_by_level=dict(sorted(Counter(c.level for c in communities).items())),
         reports_by_method=outcome.by_method,
         reports_reused=outcome.reused,
         report_fallbacks=outcome.fallbacks,
     )
+    clock.completed("reports", report)
+    return report
 
 
 def _other_settings(
@@ -267,32 +355,74 @@ def ingest_flow(
     progress_bar: bool = False,
     data_dir: str | None = None,
     embedding_cache_dir: str | None = None,
-) -> IngestReport:
+) -> State[IngestReport]:
     """Ingest ``folder`` into the data dir of ``AGRAG_DATA_DIR`` (or ``data_dir``).
+
+    Inside ``agrag serve`` the run writes through the server's open stores; elsewhere it opens the data dir itself.
+    Each stage logs its result line; the run publishes the ingest report as a markdown artifact and ends Completed
+    ("Completed with failures" when files could not be read), Failed with agrag's message, or Cancelled. A direct
+    call returns the report or raises the original error (``run_ingest`` does that with the right type).
 
     Args:
         folder: A folder of documents (.txt, .md, .rst, .html, .pdf, .csv); inside ``AGRAG_FILES_ROOT`` if set.
         overrides: Hydra overrides, for example ``["ingest.chunker.max_chars=800"]``.
         progress_bar: Show progress bars for embedding and LLM extraction.
-        data_dir: Ingest into this data dir instead of ``AGRAG_DATA_DIR``.
+        data_dir: The data dir to write; empty: ``AGRAG_DATA_DIR`` of the process running the flow. A run of
+            ``agrag serve``'s deployment must name that server's data dir (the default) or leave it empty.
         embedding_cache_dir: Keep embeddings here instead of ``AGRAG_EMBEDDING_CACHE_DIR``.
 
     Returns:
-        What the run did, stage by stage.
+        The final state; its result is what the run did, stage by stage.
     """
-    config = load_config(list(overrides))
-    settings = load_agrag_settings()
-    chosen = {"data_dir": data_dir, "embedding_cache_dir": embedding_cache_dir}
-    settings = settings.model_copy(update={k: Path(v) for k, v in chosen.items() if v is not None})
-    root = str(resolve_ingest_folder(folder, settings.files_root))
-    llm = llm_client(settings)
-    check_llm_needs(config.ingest, llm)
-    embedder = SentenceTransformersTextEmbedder(
-        config.embedder.model,
-        config.embedder.device,
-        config.embedder.batch_size,
-        progress_bar=progress_bar,
-        cache=open_embedding_cache(settings, config.embedder),
+    quiet_engine_tracebacks()
+    source, outer = requester(), current_run()
+    try:
+        settings = run_settings(data_dir, embedding_cache_dir, source)
+        root = str(resolve_ingest_folder(folder, settings.agrag.files_root, source))
+        check_overrides(overrides, settings, source)
+        with (
+            runtime_for(overrides, settings) as runtime,
+            tracked_run(runtime.runs, RunKind.INGEST, root, overrides) as run,
+        ):
+            return ended(run, lambda: _ingest_run(root, overrides, progress_bar, runtime, run))
+    except AgragError as exc:  # before the run was recorded: a bad folder, data dir or override, a locked data dir
+        return record(outer, failed_state(exc))
+
+
+def _ingest_run(
+    root: str, overrides: Sequence[str], progress_bar: bool, runtime: Runtime, run: RunContext
+) -> tuple[State[IngestReport], IngestReport]:
+    """Ingest ``root`` with the runtime's stores under the run's control; publish the report; the final state."""
+    config = runtime.config_for(overrides)
+    check_llm_needs(config.ingest, runtime.llm)
+    embedder = runtime.ingest_embedder(progress_bar)
+    report = ingest_into(
+        root, config, runtime.store, embedder, llm=runtime.llm, progress=progress_bar, control=run.control
     )
-    with open_knowledge_store(settings, config.vector_store, embedder, load_retrieval_settings()) as store:
-        return ingest_into(root, config, store, embedder, llm=llm, progress=progress_bar)
+    publish_ingest_report(report, str(runtime.data_dir))
+    return ingest_state(report), report
+
+
+def run_ingest(
+    folder: str,
+    overrides: Sequence[str] = (),
+    *,
+    progress_bar: bool = False,
+    data_dir: str | None = None,
+    embedding_cache_dir: str | None = None,
+) -> IngestReport:
+    """Call ``ingest_flow`` and return its report, or raise the error it ended with (an ``AgragError``).
+
+    Raises:
+        AgragError: the run failed, was refused or was stopped (``IngestInterruptedError``).
+    """
+    final = ingest_flow(
+        folder,
+        overrides,
+        progress_bar=progress_bar,
+        data_dir=data_dir,
+        embedding_cache_dir=embedding_cache_dir,
+        return_state=True,
+    )
+    # the flow returns its final state, which Prefect makes the run's state: the typed result is one level down
+    return cast("State[IngestReport]", final).result()

@@ -95,3 +95,35 @@ class IngestReport:
     def seconds(self) -> float:
         """Total time of the stages."""
         return sum(self.stage_seconds.values())
+
+
+def stage_lines(report: IngestReport, *, final: bool = True) -> dict[str, str]:
+    """What each stage produced, in words, keyed by stage name: the CLI's stage table and each stage's run line.
+
+    With ``final`` False (the line of a stage that has just ended, before the write), the chunk line leaves out how
+    many chunks of older versions were superseded, which only the write stage knows.
+    """
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.chunks_by_kind.items()))
+    pruned = report.pruned
+    levels = ", ".join(f"level {level}: {n}" for level, n in report.communities_by_level.items())
+    reports = ", ".join(f"{n} {method}" for method, n in sorted(report.reports_by_method.items()))
+    extract_failed = f", {len(report.extraction_failures)} chunks failed" if report.extraction_failures else ""
+    superseded = f", {report.chunks_superseded} superseded" if final else ""
+    return {
+        "load": f"{report.documents_seen} files read, {len(report.failures)} failed",
+        "select-changed": f"{report.documents_ingested} new or changed, {report.documents_unchanged} unchanged",
+        "chunk": f"{report.chunks_written} chunks ({kinds}){superseded}" if kinds else "",
+        "extract": f"{pruned.entities_kept + pruned.entities_dropped} entities, "
+        f"{pruned.relations_kept + pruned.relations_dropped} relations{extract_failed}",
+        "prune": f"kept {pruned.entities_kept} entities and {pruned.relations_kept} relations; dropped "
+        f"{pruned.entities_dropped} and {pruned.relations_dropped}",
+        "resolve": f"{report.entities_found} entities ({report.entities_new} new), {report.merges} merged, "
+        f"{report.kept_apart} kept apart, {report.candidates} near-miss candidates",
+        "embed": f"{report.chunks_written - report.chunks_by_kind.get('section', 0)} chunks, "
+        f"{report.entities_new} entities",
+        "write": f"{report.relations_found} relations, {report.entities_removed} entities only old text supported "
+        "removed",
+        "communities": levels or "none",
+        "reports": f"{reports or 'none'} ({report.reports_reused} reused"
+        + (f", {report.report_fallbacks} LLM fallbacks)" if report.report_fallbacks else ")"),
+    }

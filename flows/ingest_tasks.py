@@ -46,6 +46,8 @@ from agrag.components.stores.vector_payloads import (
     entity_payload,
 )
 from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD, VectorPoint
+from agrag.flows.commit_batches import CommitBatch, plan_commit_batches
+from agrag.flows.ingest_control import IngestControl, checkpoint
 from agrag.pipelines.config_models import (
     CommunityConfig,
     IngestConfig,
@@ -165,17 +167,19 @@ def extract_entities(
     *,
     phase: Phase,
     progress: bool,
+    control: IngestControl | None = None,
 ) -> PhaseOutput[ExtractionOutcome]:
     """Find entities and relations in the searchable chunks with the configured extractor (``ingest/extractor``).
 
     LLM extraction stores each document's result as soon as its chunks are answered, so a killed run loses only
-    the documents in flight; the offline extractors are fast and store the batch's result at once.
+    the documents in flight, and it checks ``control`` between batches of documents; the offline extractors are
+    fast and store the batch's result at once.
     """
     settings = config.extractor
     searchable = [c for c in chunks if c.searchable]
     if isinstance(settings, LLMExtractorConfig):
         assert llm is not None  # checked before the run starts
-        return _extract_with_llm(documents, searchable, config, llm, phase=phase, progress=progress)
+        return _extract_with_llm(documents, searchable, config, llm, phase=phase, progress=progress, control=control)
     key = phase.key("extract", batch_subject(_versions(documents)))
     stored = phase.journal.load(key)
     if stored is not None:
@@ -205,6 +209,7 @@ def _extract_with_llm(
     *,
     phase: Phase,
     progress: bool,
+    control: IngestControl | None,
 ) -> PhaseOutput[ExtractionOutcome]:
     settings = config.extractor
     assert isinstance(settings, LLMExtractorConfig)
@@ -224,16 +229,31 @@ def _extract_with_llm(
         )
         estimate = extractor.estimate(todo)
         _within_budget(estimate, config.max_llm_calls)
-        for document_id, extraction, failures in extractor.run_by_document(todo):
-            phase.journal.save(keys[document_id], (extraction, failures))
-            done[keys[document_id].subject] = (extraction, failures)
-            for failure in failures:
-                get_run_logger().warning("chunk %s got no entities: %s", failure.chunk_id, failure.reason)
+        # a stop is honoured between batches: the requests of a batch run to the end and are journaled
+        for batch in _llm_batches(todo, settings.concurrency):
+            checkpoint(control)
+            for document_id, extraction, failures in extractor.run_by_document(batch):
+                phase.journal.save(keys[document_id], (extraction, failures))
+                done[keys[document_id].subject] = (extraction, failures)
+                for failure in failures:
+                    get_run_logger().warning("chunk %s got no entities: %s", failure.chunk_id, failure.reason)
     # documents in folder order, whichever run extracted them, so a resumed run resolves exactly like a clean one
     parts = [done[keys[d.document.id].subject] for d in documents if keys[d.document.id].subject in done]
     extraction = concat_extractions(p[0] for p in parts)
     reused = len(documents) - len({c.document_id for c in todo})
     return PhaseOutput(ExtractionOutcome(extraction, [f for p in parts for f in p[1]], estimate), reused=reused)
+
+
+# Chunks sent per LLM extraction batch, per request in flight: enough to keep every worker busy, few enough that a
+# stop asked for (IngestControl.cancel) waits for little.
+LLM_CHUNKS_PER_WORKER = 16
+
+
+def _llm_batches(chunks: list[Chunk], concurrency: int) -> Iterator[list[Chunk]]:
+    """The chunks in batches of whole documents, about ``LLM_CHUNKS_PER_WORKER`` per worker each."""
+    groups = _grouped(chunks)
+    for document_ids in _slices(list(groups), groups, LLM_CHUNKS_PER_WORKER * max(1, concurrency)):
+        yield [c for doc in document_ids for c in groups[doc]]
 
 
 def _versions(documents: Sequence[LoadedDocument]) -> list[tuple[str, str]]:
@@ -273,12 +293,21 @@ def resolve_entities(
 ) -> PhaseOutput[Resolution]:
     """Merge duplicates against the batch and the stored entities; keep homonyms apart; list near misses.
 
-    The decisions are journaled for the batch: a run killed while writing resolves exactly as before when started
-    again, although part of the batch is already in the store.
+    The decisions are journaled for the batch, and each document version points at them until it is committed: a
+    run killed while writing, started again, writes the versions it had not committed with the same resolution,
+    although part of the batch is already in the store (and no longer in the run's batch).
     """
-    key = phase.key("resolve", batch_subject(_versions(documents)))
+    pointed, every_version = _pointed_subjects(documents, phase)
+    if every_version and len(pointed) == 1:
+        reused: Resolution | None = phase.journal.load(phase.key("resolve", next(iter(pointed))))
+        if reused is not None:
+            return PhaseOutput(reused, reused=len(documents))
+    subject = batch_subject(_versions(documents))
+    phase.journal.forget(pointed - {subject})  # a resolution no version will be written with any more
+    key = phase.key("resolve", subject)
     stored = phase.journal.load(key)
     if stored is not None:
+        _point_at_resolution(documents, phase, subject)
         return PhaseOutput(stored, reused=len(documents))
     resolver = EntityResolver(
         fuzzy_enabled=config.fuzzy.enabled,
@@ -291,7 +320,36 @@ def resolve_entities(
     )
     resolution: Resolution = resolver.run(extraction=extraction, known=store.graph.canonical_entities())["resolution"]
     phase.journal.save(key, resolution)
+    _point_at_resolution(documents, phase, subject)
     return PhaseOutput(resolution, reused=0)
+
+
+RESOLVED_IN = "resolved-in"
+
+
+def _point_at_resolution(documents: Sequence[LoadedDocument], phase: Phase, subject: str) -> None:
+    """Record, per document version, the batch whose journaled resolution it is written with."""
+    phase.journal.save_many([(_document_key(phase, RESOLVED_IN, d), subject) for d in documents])
+
+
+def resolution_subject(documents: Sequence[LoadedDocument], phase: Phase) -> str:
+    """The batch whose journaled resolution these document versions are written with (their own by default)."""
+    if documents:
+        subject = phase.journal.load(_document_key(phase, RESOLVED_IN, documents[0]))
+        if isinstance(subject, str):
+            return subject
+    return batch_subject(_versions(documents))
+
+
+def _pointed_subjects(documents: Sequence[LoadedDocument], phase: Phase) -> tuple[set[str], bool]:
+    """The batches whose journaled resolution these versions point at, and whether every version points at one.
+
+    After a run committed some of its batches, the versions left are a part of its batch: written with its
+    resolution (decisions made with the whole batch in view), they end as an uninterrupted run would have.
+    """
+    keys = [_document_key(phase, RESOLVED_IN, d) for d in documents]
+    pointers = phase.journal.load_many(keys)
+    return {s for s in pointers.values() if isinstance(s, str)}, len(pointers) == len(keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,10 +373,12 @@ def embed(
     embedder: SentenceTransformersTextEmbedder,
     *,
     phase: Phase,
+    control: IngestControl | None = None,
 ) -> PhaseOutput[EmbeddedPoints]:
     """Embed the searchable chunks and the entities that have no vectors yet (merged ones too, for an undo).
 
-    Chunk vectors are journaled per document, a slice of documents at a time, so a killed run keeps them.
+    Chunk vectors are journaled per document, a slice of documents at a time, so a killed run keeps them; ``control``
+    is checked between slices.
     """
     keys = {d.document.id: _document_key(phase, "embed", d) for d in documents}
     done: dict[str, list[VectorPoint]] = {
@@ -327,6 +387,7 @@ def embed(
     groups = _grouped([c for c in chunks if c.searchable])
     todo = [d.document.id for d in documents if keys[d.document.id].subject not in done]
     for slice_ids in _slices(todo, groups, EMBED_SLICE):
+        checkpoint(control)
         batch = [c for doc in slice_ids for c in groups.get(doc, [])]
         texts = [chunk_embedding_text(c) for c in batch]
         points = {
@@ -361,10 +422,15 @@ def _slices(document_ids: list[str], groups: dict[str, list[Chunk]], size: int) 
 
 @dataclass(frozen=True, slots=True)
 class WriteOutcome:
-    """Chunks of older versions superseded by the write, and entities that only they supported (deleted)."""
+    """Chunks of older versions superseded by the write, entities that only they supported (deleted), batches."""
 
     superseded: int
     entities_removed: int
+    batches: int = 1
+
+
+# Chunks per commit batch when the caller does not say (``ingest.write_batch_chunks``).
+WRITE_BATCH_CHUNKS = 500
 
 
 @task(name="write", cache_policy=NO_CACHE, persist_result=False)
@@ -376,38 +442,64 @@ def write_stores(
     points: EmbeddedPoints,
     *,
     phase: Phase,
+    batch_chunks: int = WRITE_BATCH_CHUNKS,
+    control: IngestControl | None = None,
 ) -> WriteOutcome:
-    """Write chunks, entities, mentions, relations and resolution decisions; commit each document last.
+    """Write chunks, entities, mentions, relations and resolution decisions in commit batches of whole documents.
 
-    The chunks of older versions are marked superseded, and what only they supported (relation support, entities)
-    leaves the current graph. Every write is an upsert keyed by id and the retirement is idempotent, so a run
-    killed here writes the same again when started again; the documents' new versions are committed only at the
-    end, which is what makes the next run see them as unchanged. The entities the batch touched are recorded as
-    waiting for fresh community reports before the commit, so a kill after it still refreshes them.
+    Each batch (about ``batch_chunks`` chunks, see ``plan_commit_batches``) is written under ``store.writing()``:
+    its chunks and vectors, its entities and links, the decisions that concern it, the retirement of its
+    documents' older versions (their chunks marked superseded; what only they supported leaves the current graph),
+    then the commit of its documents, which is what makes the next run see them as unchanged. A reader in the same
+    process therefore waits for one batch at most and never sees a half-written document. Every write is an upsert
+    keyed by id and the retirement is idempotent, so a run killed inside a batch writes the same again when started
+    again; a run killed between batches resumes with the batches left, written with the same journaled resolution
+    and merge-log run id. ``control`` is checked between batches. The entities a batch touched are recorded as
+    waiting for fresh community reports before its commit, so a kill after it still refreshes them.
     """
-    batch = batch_subject(_versions(documents))
-    run_key = phase.key("run-id", batch)
+    subject = resolution_subject(documents, phase)
+    run_key = phase.key("run-id", subject)
     run_id = phase.journal.load(run_key)
     if run_id is None:  # one id for the batch, however often it is resumed, so the merge log is written once
         run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         phase.journal.save(run_key, run_id)
-    extraction = resolution.extraction
-    superseded = store.graph.write_chunks([d.document for d in documents], chunks)
-    store.chunks.upsert(points.chunks)
-    store.graph.upsert_entities(extraction.entities)
-    store.entities.upsert(points.entities)
-    store.graph.upsert_mentions(extraction.mentions)
-    store.graph.upsert_about(extraction.about)
-    store.graph.upsert_relations(extraction.relations)
-    store.graph.apply_resolution(resolution.decisions, resolution.candidates, run_id)
     merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
-    store.entities.set_payload(sorted(merged), {STATUS_FIELD: MERGED_STATUS})
-    retirement = store.retire_chunks(superseded)  # after the new version's links, so what it still supports stays
-    named = {m.entity_id for m in (*extraction.mentions, *extraction.about)} | set(retirement.touched)
+    batches = plan_commit_batches(
+        documents, chunks, resolution, chunk_points=points.chunks, entity_points=points.entities, size=batch_chunks
+    )
+    superseded = removed = 0
+    for batch in batches:
+        checkpoint(control)
+        with store.writing():
+            written = _write_batch(store, batch, run_id, merged, phase)
+        phase.journal.forget(document_subject(*v) for v in _versions(batch.documents))
+        superseded, removed = superseded + written.superseded, removed + written.entities_removed
+    phase.journal.forget([subject, batch_subject(_versions(documents))])
+    return WriteOutcome(superseded, removed, len(batches))
+
+
+def _write_batch(
+    store: KnowledgeStore, batch: CommitBatch, run_id: str, merged: dict[str, str], phase: Phase
+) -> WriteOutcome:
+    """Write one commit batch and commit its documents (the caller holds ``store.writing()``)."""
+    superseded = store.graph.write_chunks([d.document for d in batch.documents], batch.chunks)
+    store.chunks.upsert(batch.chunk_points)
+    store.graph.upsert_entities(batch.entities)
+    store.entities.upsert(batch.entity_points)
+    store.graph.upsert_mentions(batch.mentions)
+    store.graph.upsert_about(batch.about)
+    store.graph.upsert_relations(batch.relations)
+    if batch.decisions or batch.candidates:
+        store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
+    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
+    # after the new version's links, so what it still supports stays (and what later batches name)
+    retirement = store.retire_chunks(superseded, keep=batch.keep)
+    named = {m.entity_id for m in (*batch.mentions, *batch.about)} | set(retirement.touched)
     mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
-    chunk_counts = Counter(c.document_id for c in chunks)
-    store.graph.commit_documents([(d.document, chunk_counts[d.document.id]) for d in documents], phase.config_hash)
-    phase.journal.forget([batch, *(document_subject(*v) for v in _versions(documents))])
+    chunk_counts = Counter(c.document_id for c in batch.chunks)
+    store.graph.commit_documents(
+        [(d.document, chunk_counts[d.document.id]) for d in batch.documents], phase.config_hash
+    )
     return WriteOutcome(len(superseded), len(retirement.removed))
 
 
@@ -468,7 +560,8 @@ def write_reports(
     """Report on every community, embed the reports, and store the hierarchy in place of the previous one.
 
     A community whose members did not change and none of whose members' text changed (``touched``) keeps its
-    stored report: no LLM call, no new sentence picking. Finishing clears the journal's stale mark.
+    stored report: no LLM call, no new sentence picking. Only the store writes, at the end, hold
+    ``store.writing()``. Finishing clears the journal's stale mark.
     """
     previous = {c.id: c for c in store.graph.communities()}
     wanted_method = "llm" if llm is not None else "extractive"
@@ -499,11 +592,12 @@ def write_reports(
     final = [written.get(c.id) or replace(c, report=previous[c.id].report) for c in communities]
     texts = [community_report_text(c) for c in final]
     vectors = embedder.embed_batch(texts) if final else []
-    store.communities.upsert(
-        [VectorPoint(c.id, v, t, community_payload(c)) for c, v, t in zip(final, vectors, texts, strict=True)]
-    )
-    store.communities.delete(sorted(set(previous) - {c.id for c in final}))
-    store.graph.replace_communities(final)
+    with store.writing():  # the reports were written and embedded above, outside it: only the writes wait here
+        store.communities.upsert(
+            [VectorPoint(c.id, v, t, community_payload(c)) for c, v, t in zip(final, vectors, texts, strict=True)]
+        )
+        store.communities.delete(sorted(set(previous) - {c.id for c in final}))
+        store.graph.replace_communities(final)
     if store.journal is not None:
         store.journal.forget([GRAPH_SUBJECT], COMMUNITIES_STALE.phase)
     return ReportOutcome(dict(Counter(c.report.method for c in final if c.report)), len(reused), fallbacks)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
@@ -23,6 +24,8 @@ from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.settings import load_agrag_settings
 
 _OVERRIDE_KEY = re.compile(r"Could not override '([^']+)'")
+# Hydra keeps one process-wide GlobalHydra: two compositions at once fail ("GlobalHydra is already initialized").
+_COMPOSE_LOCK = threading.Lock()
 
 
 def packaged_conf_dir() -> Path:
@@ -54,17 +57,23 @@ def _check_choices(overrides: Sequence[str], dirs: Sequence[Path]) -> None:
                 raise UnknownConfigChoiceError(key, value, valid)
 
 
+def _models_of(annotation: Any) -> list[type[BaseModel]]:
+    """The config models a field may hold: the model itself, or each member of a union of models."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    members = [a for arg in get_args(annotation) for a in _models_of(arg)]
+    return list(dict.fromkeys(members))
+
+
 def _valid_keys(loc: Sequence[str | int]) -> list[str]:
-    model: Any = AgragConfig
+    """The keys valid under the dotted path ``loc`` (every choice's keys where a group holds one of several)."""
+    models: list[type[BaseModel]] = [AgragConfig]
     for part in map(str, loc):
-        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
-        if field is None:
+        fields = [m.model_fields[part] for m in models if part in m.model_fields]
+        models = [model for field in fields for model in _models_of(field.annotation)]
+        if not models:
             return []
-        annotation = field.annotation
-        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
-    if isinstance(model, type) and issubclass(model, BaseModel):
-        return sorted(model.model_fields)
-    return []
+    return sorted({key for model in models for key in model.model_fields})
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -87,7 +96,7 @@ def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
     _check_choices(overrides, dirs)
     extra = [f"hydra.searchpath=[{','.join('file://' + str(d) for d in dirs[:-1])}]"] if len(dirs) > 1 else []
     try:
-        with initialize_config_dir(version_base="1.3", config_dir=str(dirs[-1]), job_name="agrag"):
+        with _COMPOSE_LOCK, initialize_config_dir(version_base="1.3", config_dir=str(dirs[-1]), job_name="agrag"):
             cfg = compose("config", overrides=[*extra, *overrides], return_hydra_config=True)
         choices = dict(cfg.hydra.runtime.choices)
         with open_dict(cfg):

@@ -332,6 +332,13 @@ class IngestConfig(StrictModel):
         description="LLM extraction that would make more calls than this stops before the first one; raise it to go "
         "ahead. Answers already in the cache (AGRAG_DATA_DIR/llm-cache.sqlite) cost no call.",
     )
+    write_batch_chunks: int = Field(
+        500,
+        ge=1,
+        description="The write stage commits whole documents in batches of about this many chunks; searches in the "
+        "same process wait at most for one batch and see each batch's documents as soon as it commits. Smaller "
+        "batches make readers wait less, larger ones write a little faster. Does not change what is stored.",
+    )
 
 
 class EvalConfig(StrictModel):

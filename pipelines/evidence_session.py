@@ -11,6 +11,8 @@ from agrag.components.data_models.citations import CitationCheck, RenderedAnswer
 from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.evidence import (
+    MAX_DEPTH,
+    MAX_LIMIT,
     Direction,
     DiscoverMode,
     DiscoverResult,
@@ -46,8 +48,6 @@ E = TypeVar("E", bound=StrEnum)
 EVIDENCE_RRF_K = 60  # fixed by the spec for evidence discovery, whatever RETRIEVAL_RRF_K says
 CANDIDATES_PER_RESULT = 4  # each leg fetches this many candidates per result asked for
 MAX_CANDIDATES = 200
-MAX_LIMIT = 100
-MAX_DEPTH = 3
 SUPPORT_PER_ENTITY = 3
 _LEGS = {
     DiscoverMode.KEYWORD: (QueryLeg.KEYWORD,),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from haystack import Pipeline
@@ -30,6 +32,8 @@ from agrag.pipelines.search_pipeline import CUT, FUSION, STEPS, build_search_pip
 from agrag.pipelines.settings import RetrievalSettings, load_retrieval_settings
 
 logger = logging.getLogger(__name__)
+
+MAX_PIPELINES = 32  # built pipelines kept per engine (recipes from requests may each differ)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,18 +79,27 @@ class SearchEngine:
         self.settings = settings or load_retrieval_settings()
         self.concurrency_limit = concurrency_limit
         self.llm = llm
-        self._pipelines: dict[RecipeConfig, Pipeline] = {}
+        self._pipelines: OrderedDict[RecipeConfig, Pipeline] = OrderedDict()
+        self._pipelines_lock = threading.Lock()
         self._snapshots = PassageGraphCache(graph_store.graph)  # one in-memory passage graph for every recipe
 
     def pipeline_for(self, recipe: RecipeConfig) -> Pipeline:
-        """The (cached) Haystack pipeline of a recipe."""
-        if recipe not in self._pipelines:
+        """The (cached) Haystack pipeline of a recipe; one engine may serve many threads at once.
+
+        The most recently used ``MAX_PIPELINES`` are kept, so clients sending inline recipes cannot grow it forever.
+        """
+        with self._pipelines_lock:
+            if recipe in self._pipelines:
+                self._pipelines.move_to_end(recipe)
+                return self._pipelines[recipe]
             pipeline = build_search_pipeline(
                 recipe, self.store, self.embedder, self.settings, self.llm, snapshots=self._snapshots
             )
             pipeline.warm_up()  # load models now, so a trace times the search and not the model load
             self._pipelines[recipe] = pipeline
-        return self._pipelines[recipe]
+            if len(self._pipelines) > MAX_PIPELINES:
+                self._pipelines.popitem(last=False)
+            return pipeline
 
     async def search(
         self, query: str, recipe: RecipeConfig, filters: SearchFilters | None = None

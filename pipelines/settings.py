@@ -24,6 +24,11 @@ class AgragSettings(BaseSettings):
     )
     qdrant_url: str | None = Field(None, description="URL of a Qdrant server, for vector_store=qdrant.")
     qdrant_api_key: SecretStr | None = Field(None, description="API key of that Qdrant server, if it needs one.")
+    qdrant_path: Path | None = Field(
+        None,
+        description="For vector_store=qdrant without a server: a folder for qdrant-client's local mode (brute-force "
+        "search held in memory; for tests and small experiments, not for production).",
+    )
     files_root: Path | None = Field(
         None,
         description="If set, `agrag ingest` reads only folders inside it; paths are resolved against it and may not "
@@ -37,6 +42,31 @@ class AgragSettings(BaseSettings):
     llm_api_key: SecretStr | None = Field(None, description="The endpoint's API key, if it needs one.")
     llm_timeout_seconds: float = Field(120.0, gt=0, description="How long one LLM call may take before a retry.")
     llm_max_retries: int = Field(3, ge=0, description="Retries (with backoff) of a failed or timed-out LLM call.")
+    kuzu_buffer_pool_mb: int = Field(
+        1024,
+        ge=64,
+        description="The most memory (MiB) the graph store's page cache may take; Kùzu would otherwise take up to "
+        "about 80% of the machine's memory in every process.",
+    )
+    api_tokens: SecretStr | None = Field(
+        None,
+        description="Bearer tokens `agrag serve` accepts: `token1,token2` (each sees every document), or a JSON list "
+        'of {"name", "token", "documents"} where documents (optional) is the only documents that token may read.',
+    )
+    api_token_file: Path | None = Field(
+        None, description="A file holding the tokens in the same forms as AGRAG_API_TOKENS (JSON list or one a line)."
+    )
+    api_token: SecretStr | None = Field(
+        None,
+        description="The token the agrag CLI presents to a running `agrag serve` (default: the server's own local "
+        "token, read from the data dir).",
+    )
+    session_idle_minutes: float = Field(
+        30.0, gt=0, description="`agrag serve` ends an evidence session nobody used for this long (minutes)."
+    )
+    sessions_per_token: int = Field(
+        32, ge=1, description="The most evidence sessions one token may hold open on `agrag serve` at once."
+    )
 
     @property
     def graph_path(self) -> Path:

@@ -32,6 +32,7 @@ KEYWORD_FIELDS = {
 PHASE_JOURNAL_FILE = "phases.sqlite"
 MODEL_KEY = "embedding_model"
 DIMENSION_KEY = "embedding_dimension"
+VECTOR_BACKEND_KEY = "vector_store"
 
 
 def open_embedding_cache(settings: AgragSettings, config: EmbedderConfig) -> SqliteEmbeddingCache | None:
@@ -54,7 +55,7 @@ def open_vector_store(
             settings.vectors_dir / collection.value, collection, dimension, rrf_k, KEYWORD_FIELDS[collection]
         )
     assert isinstance(config, QdrantVectorStoreConfig)
-    if not settings.qdrant_url:
+    if not settings.qdrant_url and settings.qdrant_path is None:
         raise ConfigError(
             "vector_store=qdrant needs the server's URL: set AGRAG_QDRANT_URL (e.g. http://localhost:6333)."
         )
@@ -65,7 +66,9 @@ def open_vector_store(
     return QdrantServerVectorStore(
         collection,
         dimension,
-        url=settings.qdrant_url,
+        url=settings.qdrant_url or None,
+        # local mode locks its folder per client, so each collection gets a folder of its own
+        path=None if settings.qdrant_url or settings.qdrant_path is None else settings.qdrant_path / collection.value,
         api_key=api_key,
         prefix=config.collection_prefix,
         rrf_k=rrf_k,
@@ -93,6 +96,22 @@ def embedding_dimension(graph: GraphStore, embedder: SentenceTransformersTextEmb
     return dimension
 
 
+def check_vector_backend(graph: GraphStore, config: VectorStoreConfig) -> None:
+    """Record the vector backend of a new data dir; refuse to open one built with another.
+
+    Raises:
+        ConfigError: the data dir's vectors live in another backend; the message names the override to use.
+    """
+    recorded = graph.info().get(VECTOR_BACKEND_KEY)
+    if recorded is None:
+        graph.set_info({VECTOR_BACKEND_KEY: config.backend})
+    elif recorded != config.backend:
+        raise ConfigError(
+            f"This data dir keeps its vectors in vector_store={recorded}, but the command asked for "
+            f"vector_store={config.backend}. Add the override vector_store={recorded} (every agrag command takes it)."
+        )
+
+
 def open_knowledge_store(
     settings: AgragSettings,
     vector_store: VectorStoreConfig,
@@ -105,8 +124,9 @@ def open_knowledge_store(
         lock = DataDirLock(settings.data_dir)
         lock.acquire()
         opened.callback(lock.release)
-        graph = KuzuGraphStore(settings.graph_path)
+        graph = KuzuGraphStore(settings.graph_path, buffer_pool_mb=settings.kuzu_buffer_pool_mb)
         opened.callback(graph.close)
+        check_vector_backend(graph, vector_store)
         dimension = embedding_dimension(graph, embedder)
         chunks = open_vector_store(VectorCollection.CHUNKS, vector_store, settings, dimension, rrf_k)
         opened.callback(chunks.close)

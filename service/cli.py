@@ -8,9 +8,11 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from agrag.service.cli_support import console, fail, on_store
+from agrag.service.cli_support import console, errors, fail, on_data_dir, server_client
 from agrag.service.evidence_commands import evidence
+from agrag.service.runs_commands import runs
 from agrag.service.runtime_env import apply_offline_defaults, log_served_runs_at_info, quiet_prefect_run_loggers
+from agrag.service.status_command import status
 
 T = TypeVar("T")
 
@@ -35,24 +37,35 @@ def ingest(
     overrides: Overrides = None,
     files: Annotated[bool, typer.Option("--files", help="List every file with its status.")] = False,
 ) -> None:
-    """Ingest a folder into the data dir (AGRAG_DATA_DIR, default ./.agrag). Unchanged files are skipped."""
+    """Ingest a folder into the data dir (AGRAG_DATA_DIR, default ./.agrag). Unchanged files are skipped.
+
+    When `agrag serve` holds the data dir, the server runs the ingestion (after any run before it) and this command
+    follows it; Ctrl+C stops following, not the run.
+    """
+    server = server_client()
+    if server is not None:
+        from agrag.service.served_commands import ingest_on_server
+
+        ingest_on_server(server, folder, list(overrides or []), files=files)
+        return
     from agrag.components.errors import AgragError
 
     try:
         from agrag.components.loaders.files_root import resolve_ingest_folder
-        from agrag.flows.ingest_flow import ingest_flow
-        from agrag.pipelines.config_loader import load_config
+        from agrag.flows.ingest_flow import run_ingest
         from agrag.pipelines.ingest_components import check_llm_needs, llm_client
-        from agrag.pipelines.settings import load_agrag_settings
+        from agrag.pipelines.runtime import compose_config, load_settings
         from agrag.service.console import file_status_table, print_ingest_report
 
-        settings = load_agrag_settings()
+        settings = load_settings()
         # A wrong path, a typo or a missing LLM fails here, before Prefect starts.
-        resolve_ingest_folder(folder, settings.files_root)
-        check_llm_needs(load_config(list(overrides or [])).ingest, llm_client(settings))
+        resolve_ingest_folder(folder, settings.agrag.files_root)
+        check_llm_needs(compose_config(list(overrides or []), settings).ingest, llm_client(settings.agrag))
         quiet_prefect_run_loggers()
-        console.print(f"Ingesting {folder} into {settings.data_dir} (Prefect is starting; this takes a few seconds)")
-        report = ingest_flow(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
+        console.print(
+            f"Ingesting {folder} into {settings.agrag.data_dir} (Prefect is starting; this takes a few seconds)"
+        )
+        report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
     except AgragError as exc:
         fail(exc)
         return
@@ -83,40 +96,33 @@ def search(
     """Search the data dir with a recipe (default: hybrid).
 
     Recipes: entity, chunk, hybrid, hybrid_reranked, graph_expand, thematic, text2cypher, multi_hop, or your own.
+    When `agrag serve` holds the data dir, the server runs the search (its recipe overrides pass through).
     """
-    from agrag.components.errors import AgragError, RetrievalError
+    from agrag.components.errors import AgragError
+    from agrag.service.console import results_json, results_table, trace_table
 
     try:
-        from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-        from agrag.pipelines.config_loader import load_config
-        from agrag.pipelines.ingest_components import llm_client
-        from agrag.pipelines.search_engine import SearchEngine
-        from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
-        from agrag.pipelines.store_factory import open_knowledge_store
-        from agrag.service.console import results_json, results_table, trace_table
-
-        config = load_config(list(overrides or []))
-        settings = load_agrag_settings()
-        if not settings.graph_path.exists():
-            raise RetrievalError(
-                f"Nothing has been ingested into {settings.data_dir} yet. Run `agrag ingest FOLDER` first "
-                "(or set AGRAG_DATA_DIR to the data dir you ingested into)."
-            )
-        retrieval = load_retrieval_settings()
-        embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
         filters = _search_filters(label, document, relation_type, prop)
-        llm = llm_client(settings)
-        with open_knowledge_store(settings, config.vector_store, embedder, retrieval) as store:
-            response = SearchEngine(store, embedder, retrieval, llm=llm).search_sync(query, config.recipe, filters)
     except AgragError as exc:
         fail(exc)
-        return
+
+    def in_process(runtime: Any) -> tuple[Any, Any, str]:
+        response = runtime.engine.search_sync(query, runtime.config.recipe, filters)
+        return response.results, response.trace, runtime.config.recipe.name
+
+    def served(server: Any) -> tuple[Any, Any, str]:
+        from agrag.service.client.server_client import recipe_overrides
+
+        output = server.search(query, recipe_overrides(overrides or []), filters, trace=trace)
+        return output.results(), output.trace, output.recipe
+
+    results, found_trace, recipe = on_data_dir(overrides, in_process, served)
     if as_json:
-        console.print_json(results_json(response.results, response.trace if trace else None))
+        console.print_json(results_json(results, found_trace if trace else None))
         return
-    console.print(results_table(response.results, f"{query!r} with recipe {config.recipe.name}"))
+    console.print(results_table(results, f"{query!r} with recipe {recipe}"))
     if trace:
-        console.print(trace_table(response.trace))
+        console.print(trace_table(found_trace))
 
 
 def _search_filters(
@@ -182,27 +188,31 @@ def delete(
     document_id: Annotated[str, typer.Argument(help="The document's id (the document_id of its chunks).")],
     overrides: Overrides = None,
 ) -> None:
-    """Delete a document: what only it supported leaves the graph; its text stays readable by id, as superseded."""
-    from agrag.components.errors import AgragError, IngestError
+    """Delete a document: what only it supported leaves the graph; its text stays readable by id, as superseded.
+
+    When `agrag serve` holds the data dir, the server runs the delete (after any run before it); this command follows.
+    """
+    server = server_client()
+    if server is not None:
+        from agrag.service.served_commands import delete_on_server
+
+        delete_on_server(server, document_id, list(overrides or []))
+        return
+    from agrag.components.errors import AgragError
 
     try:
-        from agrag.flows.delete_flow import delete_flow
-        from agrag.pipelines.config_loader import load_config
-        from agrag.pipelines.settings import load_agrag_settings
+        from agrag.flows.delete_flow import delete_summary, run_delete
+        from agrag.pipelines.runtime import check_ingested, compose_config, load_settings
 
-        load_config(list(overrides or []))
-        settings = load_agrag_settings()
-        if not settings.graph_path.exists():
-            raise IngestError(f"Nothing has been ingested into {settings.data_dir}, so there is nothing to delete.")
+        settings = load_settings()
+        compose_config(list(overrides or []), settings)  # a typo fails here, before Prefect starts
+        check_ingested(settings.agrag)
         quiet_prefect_run_loggers()
-        report = delete_flow(document_id, list(overrides or []))
+        report = run_delete(document_id, list(overrides or []))
     except AgragError as exc:
         fail(exc)
         return
-    console.print(
-        f"Deleted {report.document_id}: {report.chunks_retired} chunks retired (still readable by id), "
-        f"{report.entities_removed} entities no other document supports removed, {report.communities} communities now."
-    )
+    console.print(delete_summary(report), markup=False, highlight=False)
 
 
 @app.command("serve-ingest")
@@ -225,10 +235,11 @@ def serve_ingest(
 
     try:
         from agrag.flows import ingest_deployment as deployment
-        from agrag.pipelines.settings import load_agrag_settings
+        from agrag.pipelines.runtime import load_settings
 
         deployment.check_deployment_name(name)
-        data_dir = load_agrag_settings().data_dir
+        data_dir = load_settings().agrag.data_dir
+        _refuse_a_served_data_dir(data_dir)
         api_url = deployment.prefect_api_url()
     except AgragError as exc:
         fail(exc)
@@ -250,37 +261,133 @@ def serve_ingest(
     deployment.serve_ingest(data_dir, name, limit=limit)
 
 
+def _refuse_a_served_data_dir(data_dir: Path) -> None:
+    """``serve-ingest`` cannot run beside the ``agrag serve`` that holds ``data_dir``: that server runs ingestions.
+
+    Raises:
+        ConfigError: a server holds the data dir (the message says where to send runs instead).
+    """
+    from agrag.components.errors import ConfigError
+    from agrag.service.server.server_file import find_server
+
+    server = find_server(data_dir)
+    if server is not None:
+        raise ConfigError(
+            f"`agrag serve` (process {server.pid}, {server.url}) holds the data dir {data_dir}, so runs of "
+            "`agrag serve-ingest` could not write it. That server runs ingestions itself: with PREFECT_API_URL set it "
+            "serves the agrag-ingest deployment (start runs from the Prefect UI as usual), and `agrag ingest FOLDER` "
+            "sends the run to it. Stop it to use `agrag serve-ingest` on this data dir."
+        )
+
+
+@app.command()
+def serve(
+    overrides: Overrides = None,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on; other than loopback it needs AGRAG_API_TOKENS.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on; 0: any free port.")] = 8765,
+    shutdown_timeout: Annotated[
+        float,
+        typer.Option("--shutdown-timeout", min=0, help="Seconds a running ingestion may take to stop on shutdown."),
+    ] = 30.0,
+    deployment: Annotated[
+        str,
+        typer.Option(
+            "--deployment",
+            help="With a Prefect server at PREFECT_API_URL: the deployment this server serves (runs start as "
+            "'agrag-ingest/NAME' from the Prefect UI); '' serves none.",
+        ),
+    ] = "agrag-ingest",
+) -> None:
+    """Serve the data dir over HTTP (search, evidence sessions, status, ingestion); OpenAPI page at /docs.
+
+    The server holds the data dir: `agrag search`, `agrag evidence ...`, `agrag ingest` and `agrag status` on this
+    machine send their requests to it. With PREFECT_API_URL set it also serves the agrag-ingest deployment: runs
+    started from the Prefect UI run here, one at a time with the others. Ctrl+C or SIGTERM stops it after the batch
+    being written.
+    """
+    log_served_runs_at_info()  # before Prefect is imported: the served runs' logs must reach the Prefect UI
+    from agrag.components.errors import AgragError
+
+    try:
+        from agrag.pipelines.settings import load_agrag_settings
+        from agrag.service.api.access import AccessPolicy, load_tokens, new_owner_token
+
+        owner_token = new_owner_token()
+        access = AccessPolicy(load_tokens(load_agrag_settings()), owner_token)
+        access.check_host(host)  # at once: before the models load and the data dir is touched
+
+        from agrag.flows.ingest_deployment import check_deployment_name
+        from agrag.pipelines.runtime import load_settings, open_runtime
+        from agrag.service.server import http_server
+
+        settings = load_settings()
+        if deployment:
+            check_deployment_name(deployment)
+        runtime = open_runtime(list(overrides or []), settings, require_data=False)
+    except AgragError as exc:
+        fail(exc)
+    try:
+        bound = http_server.bind(host, port)
+    except OSError as exc:
+        runtime.close()
+        errors.print(f"Error: {exc.strerror or exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
+
+    def started(url: str) -> None:
+        console.print(
+            f"agrag serves {runtime.data_dir} at {url} (OpenAPI page: {url}/docs); Ctrl+C stops it.",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.stdout.flush()
+
+    http_server.configure_logging()
+    queue = http_server.open_queue(runtime, deployment or None)
+    http_server.serve(
+        runtime, access, bound, owner_token, queue=queue, shutdown_seconds=shutdown_timeout, on_started=started
+    )
+
+
 merges = typer.Typer(
     no_args_is_help=True, help="Entity resolution: the merge log, undoing a merge, and near-miss candidates."
 )
 app.add_typer(merges, name="merges")
 app.add_typer(evidence, name="evidence")
+app.add_typer(runs, name="runs")
+app.command("status")(status)
 
 
 @merges.command("list")
-def merges_list() -> None:
+def merges_list(overrides: Overrides = None) -> None:
     """Show every resolution decision: merges (and undone ones) and homonyms kept apart, with the reason."""
     from agrag.service.console import merge_log_table
 
-    console.print(merge_log_table(on_store(lambda store, _: store.graph.merge_log())))
+    entries = on_data_dir(overrides, lambda runtime: runtime.store.graph.merge_log(), lambda s: s.merge_log())
+    console.print(merge_log_table(entries))
 
 
 @merges.command("undo")
 def merges_undo(
     key: Annotated[str, typer.Argument(help="A merge log id, or the id of an entity merged into another.")],
+    overrides: Overrides = None,
 ) -> None:
     """Undo a merge: the merged entity becomes an entity of its own again, with its mentions and relations."""
     from agrag.service.console import merge_log_table
 
-    console.print(merge_log_table(on_store(lambda store, _: store.undo_merge(key))))
+    entries = on_data_dir(overrides, lambda runtime: runtime.store.undo_merge(key), lambda s: s.undo_merge(key))
+    console.print(merge_log_table(entries))
 
 
 @merges.command("candidates")
-def merges_candidates() -> None:
+def merges_candidates(overrides: Overrides = None) -> None:
     """Show the near misses resolution kept out of the graph, most similar first."""
     from agrag.service.console import candidates_table
 
-    console.print(candidates_table(on_store(lambda store, _: store.graph.candidates())))
+    found = on_data_dir(overrides, lambda runtime: runtime.store.graph.candidates(), lambda s: s.candidates())
+    console.print(candidates_table(found))
 
 
 @app.command("show-config")
@@ -289,9 +396,9 @@ def show_config(overrides: Overrides = None) -> None:
     from agrag.components.errors import AgragError
 
     try:
-        from agrag.pipelines.config_loader import load_config
+        from agrag.pipelines.runtime import compose_config, load_settings
 
-        config = load_config(list(overrides or []))
+        config = compose_config(list(overrides or []), load_settings())
     except AgragError as exc:
         fail(exc)
         return

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+if TYPE_CHECKING:
+    from agrag.service.client.server_client import ServerClient
 
 T = TypeVar("T")
 
@@ -24,23 +27,77 @@ def fail(exc: Exception) -> NoReturn:
     raise typer.Exit(code=2 if isinstance(exc, ConfigError) else 1)
 
 
-def on_store(action: Callable[[Any, Any], T]) -> T:
-    """Run ``action(store, embedder)`` on the open stores of AGRAG_DATA_DIR; an ``AgragError`` ends the command."""
-    from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-    from agrag.components.errors import AgragError, RetrievalError
-    from agrag.pipelines.config_loader import load_config
-    from agrag.pipelines.settings import load_agrag_settings
-    from agrag.pipelines.store_factory import open_knowledge_store
+def on_runtime(overrides: list[str] | None, action: Callable[[Any], T]) -> T:
+    """Run ``action(runtime)`` on the data dir opened with ``overrides``; an ``AgragError`` ends the command."""
+    from agrag.components.errors import AgragError
+    from agrag.pipelines.runtime import open_runtime
 
     try:
-        config = load_config([])
-        settings = load_agrag_settings()
-        if not settings.graph_path.exists():
-            raise RetrievalError(
-                f"Nothing has been ingested into {settings.data_dir} yet. Run `agrag ingest FOLDER` first."
-            )
-        embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
-        with open_knowledge_store(settings, config.vector_store, embedder) as store:
-            return action(store, embedder)
+        with open_runtime(list(overrides or [])) as runtime:
+            return action(runtime)
     except AgragError as exc:
         fail(exc)
+
+
+def split_overrides(values: list[str] | None) -> tuple[list[str], list[str]]:
+    """Split a command's arguments into Hydra overrides (``key=value``) and the rest (ids never hold ``=``)."""
+    overrides = [v for v in values or [] if "=" in v]
+    return [v for v in values or [] if "=" not in v], overrides
+
+
+def server_client() -> ServerClient | None:
+    """The client of the ``agrag serve`` that holds this command's data dir, or None: the command works in-process.
+
+    The token is ``AGRAG_API_TOKEN`` if set, else the server's own token from its server file. Only settings and the
+    server file are read here, so a command sent to a server loads no model and opens no store.
+    """
+    from agrag.components.errors import AgragError
+    from agrag.pipelines.settings import load_agrag_settings
+    from agrag.service.server.server_file import find_server
+
+    try:
+        settings = load_agrag_settings()
+    except AgragError as exc:
+        fail(exc)
+    info = find_server(settings.data_dir)
+    if info is None:
+        return None
+    from agrag.service.client.server_client import ServerClient
+
+    token = settings.api_token.get_secret_value() if settings.api_token is not None else info.token
+    return ServerClient(info, token, settings.data_dir)
+
+
+def on_server(server: ServerClient, action: Callable[[ServerClient], T]) -> T:
+    """Run ``action(server)``, then close the client.
+
+    An ``AgragError`` (the server's own, or none answering) ends the command as the same error does in-process.
+    """
+    from agrag.components.errors import AgragError
+
+    try:
+        with server:
+            return action(server)
+    except AgragError as exc:
+        fail(exc)
+
+
+def on_data_dir(
+    overrides: list[str] | None,
+    in_process: Callable[[Any], T],
+    served: Callable[[ServerClient], T],
+) -> T:
+    """Run ``served(server)`` on the server that holds the data dir, else ``in_process(runtime)`` in this process.
+
+    The server checks ``overrides`` against the stores it opened (one that changes the vector store or the
+    embedder is refused with its message), as the in-process command opens the data dir with them.
+    """
+    server = server_client()
+    if server is None:
+        return on_runtime(overrides, in_process)
+
+    def checked(client: ServerClient) -> T:
+        client.check_overrides(list(overrides or []))
+        return served(client)
+
+    return on_server(server, checked)

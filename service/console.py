@@ -18,7 +18,7 @@ from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
-from agrag.flows.ingest_report import FileStatus, IngestReport
+from agrag.flows.ingest_report import FileStatus, IngestReport, stage_lines
 
 LABEL_WIDTH = 44
 
@@ -110,33 +110,6 @@ def results_json(results: list[SearchResult], trace: SearchTrace | None) -> str:
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
-def _stage_counts(report: IngestReport) -> dict[str, str]:
-    """What each stage produced, in words, keyed by stage name."""
-    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.chunks_by_kind.items()))
-    pruned = report.pruned
-    levels = ", ".join(f"level {level}: {n}" for level, n in report.communities_by_level.items())
-    reports = ", ".join(f"{n} {method}" for method, n in sorted(report.reports_by_method.items()))
-    extract_failed = f", {len(report.extraction_failures)} chunks failed" if report.extraction_failures else ""
-    return {
-        "load": f"{report.documents_seen} files read, {len(report.failures)} failed",
-        "select-changed": f"{report.documents_ingested} new or changed, {report.documents_unchanged} unchanged",
-        "chunk": f"{report.chunks_written} chunks ({kinds}), {report.chunks_superseded} superseded" if kinds else "",
-        "extract": f"{pruned.entities_kept + pruned.entities_dropped} entities, "
-        f"{pruned.relations_kept + pruned.relations_dropped} relations{extract_failed}",
-        "prune": f"kept {pruned.entities_kept} entities and {pruned.relations_kept} relations; dropped "
-        f"{pruned.entities_dropped} and {pruned.relations_dropped}",
-        "resolve": f"{report.entities_found} entities ({report.entities_new} new), {report.merges} merged, "
-        f"{report.kept_apart} kept apart, {report.candidates} near-miss candidates",
-        "embed": f"{report.chunks_written - report.chunks_by_kind.get('section', 0)} chunks, "
-        f"{report.entities_new} entities",
-        "write": f"{report.relations_found} relations, {report.entities_removed} entities only old text supported "
-        "removed",
-        "communities": levels or "none",
-        "reports": f"{reports or 'none'} ({report.reports_reused} reused"
-        + (f", {report.report_fallbacks} LLM fallbacks)" if report.report_fallbacks else ")"),
-    }
-
-
 def pruned_table(pruned: PrunedReport) -> Table:
     """The ``pruned`` report: what the ontology kept out of the graph, one example each."""
     table = Table(title="pruned (not in the ontology)", title_justify="left")
@@ -185,7 +158,7 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
     )
     if not report.documents_seen and not report.failures:
         console.print(f"[yellow]No supported documents were found under {escape(report.folder)}.[/yellow]")
-    counts = _stage_counts(report)
+    counts = stage_lines(report)
     stages = Table(title="this run", title_justify="left")
     stages.add_column("stage")
     stages.add_column("result")

@@ -7,6 +7,9 @@ from enum import StrEnum
 
 from agrag.components.data_models.immutable import Immutable
 
+MAX_LIMIT = 100  # the most hits, ids, entities or relations one evidence call takes or returns
+MAX_DEPTH = 3  # the most hops ``explore`` walks
+
 
 class DiscoverMode(StrEnum):
     """Which search legs ``discover`` runs."""

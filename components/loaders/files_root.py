@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agrag.components.data_models.ingestion_run import RunSource
 from agrag.components.errors import IngestError
 
 _FORMATS = ".md, .txt, .rst, .html, .pdf, .csv"
 
 
-def resolve_ingest_folder(folder: str, files_root: Path | None) -> Path:
+def resolve_ingest_folder(folder: str, files_root: Path | None, source: RunSource = RunSource.CLI) -> Path:
     """Return the resolved folder to ingest.
 
     Without ``files_root`` any existing folder will do (``~`` is expanded). With one (``AGRAG_FILES_ROOT``, set
@@ -19,6 +20,8 @@ def resolve_ingest_folder(folder: str, files_root: Path | None) -> Path:
     Args:
         folder: The folder as the user gave it.
         files_root: The only folder ingestion may read below, or ``None`` for no limit.
+        source: Who asked; the messages name where the folder was given (``agrag ingest``, the Prefect form's field
+            ``folder``, the request's ``folder``).
 
     Raises:
         IngestError: The folder is refused, or it is not an existing folder.
@@ -26,23 +29,23 @@ def resolve_ingest_folder(folder: str, files_root: Path | None) -> Path:
     if files_root is None:
         base = Path(folder).expanduser()
         if not base.is_dir():
-            raise IngestError(_not_a_folder(folder))
+            raise IngestError(_not_a_folder(folder, source))
         return base.resolve()
     root = files_root.expanduser().resolve()
     if not root.is_dir():
         raise IngestError(f"The files root {str(files_root)!r} (AGRAG_FILES_ROOT) is not a folder. Point it at one.")
     given = Path(folder)
     if ".." in given.parts:
-        raise IngestError(_refused(folder, root, "it goes through '..'"))
+        raise IngestError(_refused(folder, root, "it goes through '..'", source))
     candidate = given if given.is_absolute() else root / given
     resolved = candidate.resolve()
     if not resolved.is_relative_to(root):
-        raise IngestError(_refused(folder, root, "it leads outside the files root"))
+        raise IngestError(_refused(folder, root, "it leads outside the files root", source))
     lexical = candidate.relative_to(root).parts if candidate.is_relative_to(root) else ()
     if any(part.startswith(".") for part in (*lexical, *resolved.relative_to(root).parts)):
-        raise IngestError(_refused(folder, root, "it goes through a hidden folder"))
+        raise IngestError(_refused(folder, root, "it goes through a hidden folder", source))
     if not resolved.is_dir():
-        raise IngestError(_not_a_folder(folder))
+        raise IngestError(_not_a_folder(folder, source))
     return resolved
 
 
@@ -55,12 +58,23 @@ def checked_folder(root: str) -> Path:
     return resolve_ingest_folder(root, None)
 
 
-def _not_a_folder(folder: str) -> str:
-    return f"{folder!r} is not a folder. Give `agrag ingest` a folder of documents ({_FORMATS})."
+def _give(source: RunSource, what: str) -> str:
+    """How to ask for another folder, where the folder was given: the CLI, the Prefect form or the HTTP request."""
+    if source == RunSource.PREFECT:
+        return f"set the form's field `folder` to {what}"
+    if source == RunSource.HTTP:
+        return f"set `folder` in the request to {what}"
+    return f"give `agrag ingest` {what}"
 
 
-def _refused(folder: str, root: Path, why: str) -> str:
+def _not_a_folder(folder: str, source: RunSource) -> str:
+    where = {RunSource.PREFECT: " on the machine that runs the ingestion", RunSource.HTTP: " on the server"}
+    ask = _give(source, f"a folder of documents ({_FORMATS})")
+    return f"{folder!r} is not a folder{where.get(source, '')}. {ask[0].upper()}{ask[1:]}."
+
+
+def _refused(folder: str, root: Path, why: str, source: RunSource) -> str:
     return (
         f"Refusing to ingest {folder!r}: {why}. Only folders inside the files root {str(root)!r} (AGRAG_FILES_ROOT) "
-        "can be ingested; give a folder inside it, as a path relative to it."
+        f"can be ingested; {_give(source, 'a folder inside it, as a path relative to it')}."
     )

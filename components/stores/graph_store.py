@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from agrag.components.data_models.chunk import Chunk
@@ -14,6 +14,8 @@ from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeDecision, MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.retirement import Retirement
+from agrag.components.data_models.store_status import GraphCounts
+from agrag.components.data_models.stored_document import StoredDocument
 
 # StoreInfo key that changes on every committed write: readers that cache graph snapshots compare it.
 GENERATION_KEY = "generation"
@@ -126,8 +128,12 @@ class GraphStore(Protocol):
         """Return the relations touching an entity, in either direction."""
         ...
 
-    def retire_chunks(self, chunk_ids: Sequence[str]) -> Retirement:
-        """Take what only these superseded or deleted chunks supported out of the graph (idempotent)."""
+    def retire_chunks(self, chunk_ids: Sequence[str], keep: Collection[str] = ()) -> Retirement:
+        """Take what only these superseded or deleted chunks supported out of the graph (idempotent).
+
+        Entities in ``keep`` stay even when no current chunk names them any more (text still to be written names
+        them).
+        """
         ...
 
     def entity_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
@@ -151,9 +157,18 @@ class GraphStore(Protocol):
         ...
 
     def apply_resolution(
-        self, decisions: Sequence[MergeDecision], candidates: Sequence[ResolutionCandidate], run_id: str
+        self,
+        decisions: Sequence[MergeDecision],
+        candidates: Sequence[ResolutionCandidate],
+        run_id: str,
+        *,
+        positions: Sequence[int] | None = None,
     ) -> None:
-        """Record merges as pointers from member to resolved entity, log every decision, keep the near misses."""
+        """Record merges as pointers from member to resolved entity, log every decision, keep the near misses.
+
+        ``positions``: each decision's place in its run's list (which names its log line) when ``decisions`` are a
+        part of it; by default they are numbered from 0.
+        """
         ...
 
     def merge_log(self) -> list[MergeLogEntry]:
@@ -265,6 +280,14 @@ class GraphStore(Protocol):
 
     def counts(self) -> Mapping[str, int]:
         """Return the number of rows of every node and relationship table."""
+        ...
+
+    def graph_counts(self, scope: Sequence[str] | None = None) -> GraphCounts:
+        """Current documents and chunks, entities per label, relations per type (within ``scope`` if given)."""
+        ...
+
+    def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
+        """The committed documents (within ``scope`` if given), by source path."""
         ...
 
     def close(self) -> None:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import ExitStack
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from types import TracebackType
 
 from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.data_models.retirement import Retirement
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.read_write_lock import ReadWriteLock
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorStore
 
@@ -20,6 +21,13 @@ class KnowledgeStore:
     """The stores of one data dir: Kùzu for the graph, Qdrant for chunk, entity and community report vectors.
 
     ``journal`` holds the phase markers of unfinished ingestion runs (see ``SqlitePhaseJournal``).
+
+    Readers and the writer of one process share the stores through ``reading()`` and ``writing()``, one
+    writer-preferring ``ReadWriteLock`` (``rw_lock``): a request (search, evidence call, status) holds ``reading()``
+    for its whole duration, so it sees one committed state; ingestion holds ``writing()`` only around one commit
+    batch (the chunks, vectors, entities, links and resolution decisions of a slice of whole documents, then their
+    commit), never around loading, extraction, embedding or LLM calls; deletes and merge undos write under it too.
+    The store adapters never take it themselves.
 
     Usage:
         ```python
@@ -34,6 +42,29 @@ class KnowledgeStore:
     communities: VectorStore
     lock: DataDirLock | None = None
     journal: SqlitePhaseJournal | None = None
+    rw_lock: ReadWriteLock = field(default_factory=ReadWriteLock)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the read side for a whole request: no commit batch is half-written while it runs.
+
+        Readers share it; a reader waits at most for the one commit batch being written (a writer that waits keeps
+        new readers out, and readers that waited go before its next batch). Reentrant; a thread inside
+        ``writing()`` may also read.
+        """
+        with self.rw_lock.read():
+            yield
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the write side around one short commit batch (or a delete, or a merge undo), alone.
+
+        Hold it only around store writes, never around slow work (loading, extraction, embedding, LLM calls):
+        every request waits while it is held. Reentrant. A thread that holds ``reading()`` cannot take it
+        (``RuntimeError``).
+        """
+        with self.rw_lock.write():
+            yield
 
     def counts(self) -> dict[str, int]:
         """Rows per graph table and points per vector collection."""
@@ -43,30 +74,36 @@ class KnowledgeStore:
         counts["community_vectors"] = self.communities.count()
         return counts
 
-    def retire_chunks(self, chunk_ids: Sequence[str]) -> Retirement:
-        """Take what only these chunks supported out of the graph and out of search (idempotent).
+    def retire_chunks(self, chunk_ids: Sequence[str], keep: Collection[str] = ()) -> Retirement:
+        """Take what only these chunks supported out of the graph and out of search (idempotent), under ``writing()``.
 
-        The chunks stay readable, marked superseded.
+        The chunks stay readable, marked superseded. Entities in ``keep`` stay (text still to be written names them).
         """
-        # section chunks are never embedded, so only the points that exist are marked
-        self.chunks.set_payload(sorted(self.chunks.existing_ids(list(chunk_ids))), {STATUS_FIELD: SUPERSEDED})
-        retirement = self.graph.retire_chunks(chunk_ids)
-        self.entities.delete(list(retirement.removed))
+        with self.writing():
+            # section chunks are never embedded, so only the points that exist are marked
+            self.chunks.set_payload(sorted(self.chunks.existing_ids(list(chunk_ids))), {STATUS_FIELD: SUPERSEDED})
+            retirement = self.graph.retire_chunks(chunk_ids, keep)
+            self.entities.delete(list(retirement.removed))
         return retirement
 
     def undo_merge(self, key: str) -> list[MergeLogEntry]:
-        """Undo a merge (by log id or member entity id): the member is an entity of its own again, searchable too.
+        """Undo a merge (by log id or member entity id), under ``writing()``: the member is an entity again, searchable.
 
         Raises:
             MergeNotFoundError: no active merge has this id.
         """
-        undone = self.graph.undo_merge(key)
-        self.entities.set_payload([e.member_id for e in undone], {STATUS_FIELD: CURRENT})
+        with self.writing():
+            undone = self.graph.undo_merge(key)
+            self.entities.set_payload([e.member_id for e in undone], {STATUS_FIELD: CURRENT})
         return undone
 
     def close(self) -> None:
-        """Close every store, even if one of them fails to close."""
-        with ExitStack() as closing:
+        """Close every store, even if one of them fails to close.
+
+        Waits for the write side first, so a commit batch being written and the requests being served end before
+        the stores close.
+        """
+        with self.writing(), ExitStack() as closing:
             if self.lock is not None:
                 closing.callback(self.lock.release)  # runs last: the stores are closed before another may open
             closing.callback(self.graph.close)

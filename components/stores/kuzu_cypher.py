@@ -453,3 +453,32 @@ def read_only_problem(query: str) -> str | None:
             allowed = ", ".join(sorted(READ_ONLY_PROCEDURES))
             return f"it calls {name or 'a subquery'!r}; only these procedures may be called: {allowed}"
     return None
+
+
+# The status of a data dir, overall or within a document scope (`$any_doc`, `$docs` as in `_in_scope`). Within a
+# scope an entity counts when a current in-scope chunk names it or is about it (or one of its members), and a
+# relation when every chunk id it was extracted from names an in-scope document (the document id is the part of a
+# chunk id before its first dot), as `_scoped_hop` decides what may be crossed.
+_CHUNK_DOCUMENT = "split_part(cid, '.', 1)"
+STATUS_DOCUMENTS = f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')} RETURN count(d)"
+STATUS_CHUNKS = f"MATCH (c:Chunk) WHERE c.current AND {_in_scope('c.document_id')} RETURN count(c)"
+STATUS_ENTITY_LABELS = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.label, count(*)"
+STATUS_ENTITY_LABELS_IN_SCOPE = (
+    f"MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(m:Entity) WHERE c.current AND {_in_scope('c.document_id')} "
+    "WITH DISTINCT CASE WHEN m.merged_into <> '' THEN m.merged_into ELSE m.id END AS rid "
+    "MATCH (e:Entity {id: rid}) RETURN e.label, count(*)"
+)
+# Kùzu 0.11 cannot read a $parameter inside a list quantifier (an internal assertion fails), so the scope is bound
+# to variables first.
+STATUS_RELATION_TYPES = (
+    "WITH $any_doc AS any_doc, CAST($docs AS STRING[]) AS docs "
+    f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {_A} <> {_B} "
+    f"AND (any_doc OR (size(x.chunk_ids) > 0 AND all(cid IN x.chunk_ids WHERE {_CHUNK_DOCUMENT} IN docs))) "
+    "RETURN x.type, count(*)"
+)
+
+# The committed documents (a document gets its version when its batch commits), in source path order.
+LIST_DOCUMENTS = (
+    f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')} "
+    "RETURN d.id, d.version, d.title, d.source_path, d.chunk_count ORDER BY d.source_path, d.id SKIP $skip LIMIT $limit"
+)

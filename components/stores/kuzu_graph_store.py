@@ -8,7 +8,7 @@ import json
 import re
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
@@ -26,7 +26,10 @@ from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MERGED, MergeDecision, MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.retirement import Retirement
+from agrag.components.data_models.store_status import GraphCounts
+from agrag.components.data_models.stored_document import StoredDocument
 from agrag.components.errors import (
+    ConfigError,
     DocumentNotFoundError,
     MergeNotFoundError,
     RetrievalError,
@@ -35,6 +38,7 @@ from agrag.components.errors import (
 )
 from agrag.components.stores import kuzu_cypher as cy
 from agrag.components.stores.graph_store import GENERATION_KEY
+from agrag.components.stores.read_write_lock import ReadWriteLock
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # Kùzu copies every row of an UNWIND list into one transaction; batches keep memory flat on large folders.
@@ -43,6 +47,7 @@ _BATCH = 2000
 _NO_CAP = 2**62
 # Kùzu's internal fields of a node or relationship value: offsets that mean nothing outside this process.
 _INTERNAL_FIELDS = frozenset({"_id", "_src", "_dst"})
+_MB = 1024 * 1024
 
 
 def _plain(value: Any) -> Any:
@@ -90,23 +95,58 @@ class KuzuGraphStore:
     """Documents, chunks, entities and relations in one Kùzu database file.
 
     Kùzu allows one read-write database per file per process and one process per file; a second process gets a
-    ``StoreLockedError``. Calls are serialized on one connection, so the store can be shared between threads.
+    ``StoreLockedError``. The store can be shared between threads:
+
+    - **Reads** run on a connection of the calling thread (made on first use from the one ``kuzu.Database``), so
+      parallel requests read in parallel. A read sees what was committed when it started; every write statement
+      commits on its own, so several writes are made visible together only by the caller's own lock
+      (``KnowledgeStore.writing()``).
+    - **Writes** (schema, upserts, ``set_info``, merges, retirement, deletes, communities: every statement of a
+      method that changes the graph) run one at a time on the one write connection.
+    - **No read runs while a write statement runs.** Kùzu checkpoints when a write commits and its log has grown,
+      and a checkpoint needs every transaction of the process to have ended: with reads in flight it waits 5 s and
+      then fails the write statement, whose data was committed already (measured with four reading threads). So
+      write statements take an internal statement lock exclusively and reads take it shared; it is held for one
+      statement (one read-only transaction for ``run_read_only``), never across calls.
+
+    ``buffer_pool_mb`` bounds Kùzu's page cache (by default Kùzu takes about 80% of the machine's memory).
 
     Usage:
         ```python
-        store = KuzuGraphStore(Path(".agrag/graph.kuzu"))
+        store = KuzuGraphStore(Path(".agrag/graph.kuzu"), buffer_pool_mb=1024)
         print(store.counts())
         store.close()
         ```
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, buffer_pool_mb: int | None = None) -> None:
+        """Open (or create) the database file at ``path`` and its schema.
+
+        Args:
+            path: The database file.
+            buffer_pool_mb: Kùzu's buffer pool in MB; None leaves Kùzu's default (about 80% of the memory).
+
+        Raises:
+            ConfigError: ``buffer_pool_mb`` is not a positive number of MB.
+            StoreLockedError: another process holds the file.
+            StoreError: the file could not be opened.
+        """
+        if buffer_pool_mb is not None and buffer_pool_mb < 1:
+            raise ConfigError(
+                f"The Kùzu buffer pool must be at least 1 MB, got {buffer_pool_mb} (AGRAG_KUZU_BUFFER_POOL_MB); "
+                "leave it unset for Kùzu's default or give a size in MB, e.g. 1024."
+            )
         self._path = Path(path)
-        self._lock = threading.Lock()
+        self._buffer_pool_mb = buffer_pool_mb
+        self._statements = ReadWriteLock()  # shared by read statements, exclusive for write statements
+        self._local = threading.local()  # the calling thread's read connection
+        self._readers: list[kuzu.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = kuzu.Database(str(self._path))
-            self._conn = kuzu.Connection(self._db)
+            self._db = kuzu.Database(str(self._path), buffer_pool_size=(buffer_pool_mb or 0) * _MB)
+            self._conn = kuzu.Connection(self._db)  # the write connection
         except RuntimeError as exc:
             if "lock" in str(exc).lower():
                 raise StoreLockedError(
@@ -114,26 +154,58 @@ class KuzuGraphStore:
                     "(ingest or server) or point AGRAG_DATA_DIR elsewhere."
                 ) from exc
             raise StoreError(f"Could not open the Kùzu database {self._path}: {exc}") from exc
-        for statement in cy.SCHEMA:
-            self._run(statement)
+        try:
+            for statement in cy.SCHEMA:
+                self._write(statement)
+        except StoreError:
+            self.close()  # the file stays locked by this process until the database is closed
+            raise
 
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
-        return self._execute(query, params)[1]
+        """Run a read statement on the calling thread's connection; return its rows."""
+        return self._execute(query, params, write=False)[1]
 
-    def _execute(self, query: str, params: Mapping[str, Any] | None = None) -> tuple[list[str], list[list[Any]]]:
+    def _write(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run a statement that writes (or a read that belongs to a write) on the write connection."""
+        return self._execute(query, params, write=True)[1]
+
+    def _execute(
+        self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> tuple[list[str], list[list[Any]]]:
         given = dict(params or {})
         missing = set(_PARAM.findall(query)) - given.keys()
         if missing:  # an unbound $param can crash the Kùzu process instead of raising
             raise StoreError(f"Internal error: Cypher parameters {sorted(missing)} are not bound.")
         try:
-            with self._lock:
-                result = self._conn.execute(query, given)
+            with self._statements.write() if write else self._statements.read():
+                if self._closed:
+                    raise StoreError(f"The graph store {self._path} is closed.")
+                result = (self._conn if write else self._reader()).execute(query, given)
                 if not isinstance(result, kuzu.QueryResult):
                     return [], []
                 columns, rows = list(result.get_column_names()), result.get_all()
         except RuntimeError as exc:
-            raise StoreError(f"Kùzu query failed on {self._path}: {exc}") from exc
+            raise StoreError(f"Kùzu query failed on {self._path}: {exc}{self._hint(exc)}") from exc
         return columns, [list(row) for row in rows]
+
+    def _reader(self) -> kuzu.Connection:
+        """The calling thread's read connection, made on its first read (the caller holds the statement lock)."""
+        if self._closed:
+            raise StoreError(f"The graph store {self._path} is closed.")
+        conn: kuzu.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = kuzu.Connection(self._db)
+            with self._readers_lock:
+                self._readers.append(conn)
+            self._local.conn = conn
+        return conn
+
+    def _hint(self, exc: RuntimeError) -> str:
+        """How to get past a failure, when the message alone does not say."""
+        if "buffer pool is full" in str(exc):
+            size = f"{self._buffer_pool_mb} MB" if self._buffer_pool_mb else "Kùzu's default size"
+            return f". The buffer pool ({size}) is too small: raise AGRAG_KUZU_BUFFER_POOL_MB."
+        return ""
 
     def _records(self, query: str) -> list[dict[str, Any]]:
         columns, rows = self._execute(query)
@@ -145,6 +217,12 @@ class KuzuGraphStore:
             returned += self._run(query, {key: list(rows[start : start + _BATCH]), **extra})
         return returned
 
+    def _write_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> list[list[Any]]:
+        returned: list[list[Any]] = []
+        for start in range(0, len(rows), _BATCH):
+            returned += self._write(query, {key: list(rows[start : start + _BATCH]), **extra})
+        return returned
+
     def info(self) -> dict[str, str]:
         """Facts about the data dir recorded at first ingest (for example the embedding model)."""
         return {key: value for key, value in self._run(cy.GET_INFO)}
@@ -152,7 +230,7 @@ class KuzuGraphStore:
     def set_info(self, values: Mapping[str, str]) -> None:
         """Record facts about the data dir."""
         for key, value in values.items():
-            self._run(cy.SET_INFO, {"key": key, "value": value})
+            self._write(cy.SET_INFO, {"key": key, "value": value})
 
     def document_versions(self, document_ids: Sequence[str]) -> dict[str, str]:
         """Return the current version of each known document."""
@@ -178,8 +256,8 @@ class KuzuGraphStore:
             }
             for c in chunks
         ]
-        self._run_batched(cy.UPSERT_CHUNKS, "rows", rows)
-        self._run_batched(
+        self._write_batched(cy.UPSERT_CHUNKS, "rows", rows)
+        self._write_batched(
             cy.LINK_DOCUMENT_CHUNKS, "pairs", [{"document_id": c.document_id, "chunk_id": c.id} for c in chunks]
         )
         by_document: dict[str, list[Chunk]] = {}
@@ -190,10 +268,10 @@ class KuzuGraphStore:
             for group in by_document.values()
             for a, b in pairwise(sorted(group, key=lambda c: c.order))
         ]
-        self._run_batched(cy.LINK_NEXT, "pairs", next_pairs)
-        self._run_batched(cy.LINK_PARENT, "pairs", [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id])
+        self._write_batched(cy.LINK_NEXT, "pairs", next_pairs)
+        self._write_batched(cy.LINK_PARENT, "pairs", [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id])
         versions = [{"id": d.id, "version": d.version} for d in documents]
-        return [row[0] for row in self._run_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
+        return [row[0] for row in self._write_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
 
     def document_config_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
         """Return the hash of the settings each known document was ingested with ('' if not recorded)."""
@@ -216,7 +294,7 @@ class KuzuGraphStore:
             }
             for d, count in documents
         ]
-        self._run_batched(cy.UPSERT_DOCUMENTS, "rows", rows)
+        self._write_batched(cy.UPSERT_DOCUMENTS, "rows", rows)
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
@@ -235,17 +313,17 @@ class KuzuGraphStore:
             }
             for e in entities
         ]
-        self._run_batched(cy.UPSERT_ENTITIES, "rows", rows)
+        self._write_batched(cy.UPSERT_ENTITIES, "rows", rows)
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
         """Link chunks to the entities they name."""
         rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count} for m in mentions]
-        self._run_batched(cy.UPSERT_MENTIONS, "rows", rows)
+        self._write_batched(cy.UPSERT_MENTIONS, "rows", rows)
 
     def upsert_about(self, about: Sequence[Mention]) -> None:
         """Link chunks to the entities they are about."""
         rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id} for m in about]
-        self._run_batched(cy.UPSERT_ABOUT, "rows", rows)
+        self._write_batched(cy.UPSERT_ABOUT, "rows", rows)
 
     def passage_edges(self) -> PassageEdges:
         """Every (chunk, entity) mention and about link of the current chunks, merged entities as their resolved one.
@@ -270,7 +348,7 @@ class KuzuGraphStore:
             }
             for r in relations
         ]
-        self._run_batched(cy.UPSERT_RELATIONS, "rows", rows)
+        self._write_batched(cy.UPSERT_RELATIONS, "rows", rows)
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the stored chunks among ``chunk_ids``, in the order asked."""
@@ -360,29 +438,30 @@ class KuzuGraphStore:
             relations[rel_id] = Relation(rel_id, a_id, b_id, rel_type, tuple(chunk_ids), description)
         return list(relations.values())
 
-    def retire_chunks(self, chunk_ids: Sequence[str]) -> Retirement:
+    def retire_chunks(self, chunk_ids: Sequence[str], keep: Collection[str] = ()) -> Retirement:
         """Take what only these (superseded or deleted) chunks supported out of the current graph.
 
         Their ids leave every relation's support, and a relation left with none is deleted; an entity they named or
-        were about that no current chunk supports any more is deleted with its links. The chunks themselves stay
-        readable. Retiring the same chunks again changes nothing more.
+        were about that no current chunk supports any more is deleted with its links, unless it is in ``keep``
+        (entities that text still to be written in the same run will name). The chunks themselves stay readable.
+        Retiring the same chunks again changes nothing more.
         """
         ids = list(chunk_ids)
         if not ids:
             return Retirement((), ())
         retired = set(ids)
-        keep: list[dict[str, Any]] = []
+        trimmed: list[dict[str, Any]] = []
         drop: list[dict[str, Any]] = []
-        for rel_id, a_id, b_id, support in self._run_batched(cy.RELATIONS_NEAR_CHUNKS, "ids", ids):
+        for rel_id, a_id, b_id, support in self._write_batched(cy.RELATIONS_NEAR_CHUNKS, "ids", ids):
             left = [c for c in support if c not in retired]
             if len(left) != len(support):
-                (keep if left else drop).append({"id": rel_id, "a": a_id, "b": b_id, "chunk_ids": left})
-        self._run_batched(cy.SET_RELATION_SUPPORT, "rows", keep)
-        self._run_batched(cy.DELETE_RELATIONS, "rows", drop)
-        touched = sorted({row[0] for row in self._run_batched(cy.ENTITIES_OF_CHUNKS, "ids", ids)})
-        named = {i for row in self._run_batched(cy.STILL_NAMED, "ids", touched) for i in row if i}
-        orphans = [e for e in touched if e not in named]
-        self._run_batched(cy.DELETE_ENTITIES, "ids", orphans)
+                (trimmed if left else drop).append({"id": rel_id, "a": a_id, "b": b_id, "chunk_ids": left})
+        self._write_batched(cy.SET_RELATION_SUPPORT, "rows", trimmed)
+        self._write_batched(cy.DELETE_RELATIONS, "rows", drop)
+        touched = sorted({row[0] for row in self._write_batched(cy.ENTITIES_OF_CHUNKS, "ids", ids)})
+        named = {i for row in self._write_batched(cy.STILL_NAMED, "ids", touched) for i in row if i}
+        orphans = [e for e in touched if e not in named and e not in keep]
+        self._write_batched(cy.DELETE_ENTITIES, "ids", orphans)
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
         return Retirement(tuple(touched), tuple(orphans))
 
@@ -407,9 +486,9 @@ class KuzuGraphStore:
         idempotent, so a delete that was killed half-way completes. Raises ``DocumentNotFoundError`` for an
         unknown id.
         """
-        if not self._run(cy.MARK_DOCUMENT_DELETED, {"id": document_id}):
+        if not self._write(cy.MARK_DOCUMENT_DELETED, {"id": document_id}):
             raise DocumentNotFoundError(document_id)
-        return [row[0] for row in self._run(cy.CHUNKS_OF_DELETED_DOCUMENT, {"id": document_id})]
+        return [row[0] for row in self._write(cy.CHUNKS_OF_DELETED_DOCUMENT, {"id": document_id})]
 
     def canonical_entities(self) -> list[Entity]:
         """Every stored entity that is not merged into another: what new entities may resolve into."""
@@ -417,12 +496,23 @@ class KuzuGraphStore:
         return [Entity(id=r[0], name=r[1], label=r[2], description=r[3]) for r in sorted(rows)]
 
     def apply_resolution(
-        self, decisions: Sequence[MergeDecision], candidates: Sequence[ResolutionCandidate], run_id: str
+        self,
+        decisions: Sequence[MergeDecision],
+        candidates: Sequence[ResolutionCandidate],
+        run_id: str,
+        *,
+        positions: Sequence[int] | None = None,
     ) -> None:
-        """Record merges as pointers (``merged`` decisions), log every decision, and keep the near misses."""
+        """Record merges as pointers (``merged`` decisions), log every decision, and keep the near misses.
+
+        Each decision's log line is ``{run_id}-{position}``: ``positions`` gives each decision's place in its run's
+        list when ``decisions`` are a part of it (one commit batch); by default they are numbered from 0.
+        """
+        if positions is not None and len(positions) != len(decisions):
+            raise StoreError("Internal error: apply_resolution needs one position per decision.")
         merges = [{"member_id": d.member_id, "resolved_id": d.resolved_id} for d in decisions if d.decision == MERGED]
-        self._run_batched(cy.SET_MERGED_INTO, "rows", merges)
-        self._run_batched(cy.FOLLOW_MERGES, "rows", merges)
+        self._write_batched(cy.SET_MERGED_INTO, "rows", merges)
+        self._write_batched(cy.FOLLOW_MERGES, "rows", merges)
         log = [
             {
                 "id": f"{run_id}-{index:05d}",
@@ -434,11 +524,11 @@ class KuzuGraphStore:
                 "reason": d.reason,
                 "run_id": run_id,
             }
-            for index, d in enumerate(decisions)
+            for index, d in zip(positions if positions is not None else range(len(decisions)), decisions, strict=True)
         ]
-        self._run_batched(cy.UPSERT_MERGE_LOG, "rows", log)
+        self._write_batched(cy.UPSERT_MERGE_LOG, "rows", log)
         merged_ids = [d.member_id for d in decisions if d.decision == MERGED]
-        self._run_batched(cy.DELETE_CANDIDATES_OF, "ids", merged_ids)
+        self._write_batched(cy.DELETE_CANDIDATES_OF, "ids", merged_ids)
         rows = [
             {
                 "id": "|".join(sorted((c.entity_id, c.other_id))),
@@ -451,7 +541,7 @@ class KuzuGraphStore:
             }
             for c in candidates
         ]
-        self._run_batched(cy.UPSERT_CANDIDATES, "rows", rows)
+        self._write_batched(cy.UPSERT_CANDIDATES, "rows", rows)
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
 
     def merge_log(self) -> list[MergeLogEntry]:
@@ -470,11 +560,11 @@ class KuzuGraphStore:
         Raises:
             MergeNotFoundError: no active merge has this log id or member id.
         """
-        rows = self._run(cy.ACTIVE_MERGES_OF, {"id": key})
+        rows = self._write(cy.ACTIVE_MERGES_OF, {"id": key})
         if not rows:
             raise MergeNotFoundError(key)
         for log_id, _, _ in rows:
-            self._run(cy.UNDO_MERGE, {"log_id": log_id})
+            self._write(cy.UNDO_MERGE, {"log_id": log_id})
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
         undone = {row[0] for row in rows}
         return [entry for entry in self.merge_log() if entry.id in undone]
@@ -505,7 +595,7 @@ class KuzuGraphStore:
 
     def replace_communities(self, communities: Sequence[Community]) -> None:
         """Store this hierarchy (with reports) in place of the previous one."""
-        self._run(cy.DELETE_COMMUNITIES)
+        self._write(cy.DELETE_COMMUNITIES)
         rows = [
             {
                 "id": k.id,
@@ -520,9 +610,9 @@ class KuzuGraphStore:
             }
             for k in communities
         ]
-        self._run_batched(cy.UPSERT_COMMUNITIES, "rows", rows)
+        self._write_batched(cy.UPSERT_COMMUNITIES, "rows", rows)
         pairs = [{"entity_id": e, "community_id": k.id} for k in communities for e in k.entity_ids]
-        self._run_batched(cy.LINK_COMMUNITY_MEMBERS, "pairs", pairs)
+        self._write_batched(cy.LINK_COMMUNITY_MEMBERS, "pairs", pairs)
         self.set_info({GENERATION_KEY: uuid.uuid4().hex})
 
     def communities(self) -> list[Community]:
@@ -749,23 +839,25 @@ class KuzuGraphStore:
         missing = set(_PARAM.findall(cy.clause_text(query))) - given.keys()
         if missing:  # an unbound $param can crash the Kùzu process instead of raising
             raise StoreError(f"The graph query uses parameters that have no value: {', '.join(sorted(missing))}.")
-        with self._lock:
+        with self._statements.read():
+            conn = self._reader()
             try:
-                self._conn.set_query_timeout(timeout_ms)
-                return self._read_in_transaction(query, given, max_rows)
+                conn.set_query_timeout(timeout_ms)
+                return self._read_in_transaction(conn, query, given, max_rows)
             except RuntimeError as exc:
                 reason = f"it ran longer than {timeout_ms} ms" if "Interrupted" in str(exc) else str(exc)
                 raise StoreError(f"The graph query failed on {self._path}: {reason}") from exc
             finally:
-                self._conn.set_query_timeout(0)
+                conn.set_query_timeout(0)
 
+    @staticmethod
     def _read_in_transaction(
-        self, query: str, params: dict[str, Any], max_rows: int
+        conn: kuzu.Connection, query: str, params: dict[str, Any], max_rows: int
     ) -> tuple[list[str], list[list[Any]]]:
-        """Run ``query`` in a read-only transaction, always ended (the caller holds the lock)."""
-        self._conn.execute(cy.BEGIN_READ_ONLY)
+        """Run ``query`` in a read-only transaction on ``conn``, always ended (the caller holds the read side)."""
+        conn.execute(cy.BEGIN_READ_ONLY)
         try:
-            result = self._conn.execute(query, params)
+            result = conn.execute(query, params)
             if not isinstance(result, kuzu.QueryResult):
                 raise StoreError("The graph query must be a single statement.")
             columns = list(result.get_column_names())
@@ -775,9 +867,9 @@ class KuzuGraphStore:
             result.close()
         except BaseException:
             with contextlib.suppress(RuntimeError):  # Kùzu may have ended it already (a timeout does)
-                self._conn.execute(cy.ROLLBACK)
+                conn.execute(cy.ROLLBACK)
             raise
-        self._conn.execute(cy.COMMIT)
+        conn.execute(cy.COMMIT)
         return columns, rows
 
     def schema_text(self) -> str:
@@ -816,8 +908,48 @@ class KuzuGraphStore:
         counts.update({table: int(self._run(cy.count_rels(table))[0][0]) for table in cy.REL_TABLES})
         return counts
 
+    def graph_counts(self, scope: Sequence[str] | None = None) -> GraphCounts:
+        """What the graph holds now: current documents and chunks, resolved entities per label, relations per type.
+
+        Within ``scope`` (document ids; None: every document) the scope is applied in the queries: an entity counts
+        when a current chunk of a document in scope names it or is about it, a relation when every passage it was
+        extracted from belongs to one, and communities are not counted (their reports merge every document).
+        """
+        params = _scope_params(scope)
+        if scope is None:
+            labels = self._run(cy.STATUS_ENTITY_LABELS)
+        else:
+            labels = self._run(cy.STATUS_ENTITY_LABELS_IN_SCOPE, params)
+        return GraphCounts(
+            documents=int(self._run(cy.STATUS_DOCUMENTS, params)[0][0]),
+            chunks=int(self._run(cy.STATUS_CHUNKS, params)[0][0]),
+            entity_labels=self._most_first(labels),
+            relation_types=self._most_first(self._run(cy.STATUS_RELATION_TYPES, params)),
+            communities=int(self._run(cy.count_nodes("Community"))[0][0]) if scope is None else None,
+        )
+
+    def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
+        """The committed documents (within ``scope``: document ids; None: all), by source path."""
+        rows = self._run(cy.LIST_DOCUMENTS, {**_scope_params(scope), "skip": offset, "limit": limit})
+        return [StoredDocument(r[0], r[1], r[2] or "", r[3] or "", int(r[4] or 0)) for r in rows]
+
+    @staticmethod
+    def _most_first(rows: list[list[Any]]) -> dict[str, int]:
+        """(name, count) rows as a dict, the largest count first, then by name."""
+        return {str(name): int(n) for name, n in sorted(rows, key=lambda r: (-int(r[1]), str(r[0])))}
+
     def close(self) -> None:
-        """Release the database file and its lock."""
-        with self._lock:
+        """Close every thread's read connection and the write connection, then release the database file.
+
+        Waits for the statement in flight; a read after ``close`` raises ``StoreError``. Closing again does nothing.
+        """
+        with self._statements.write():
+            if self._closed:
+                return
+            self._closed = True
+            with self._readers_lock:
+                readers, self._readers = self._readers, []
+            for conn in readers:
+                conn.close()
             self._conn.close()
             self._db.close()

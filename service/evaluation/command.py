@@ -12,9 +12,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from agrag.components.errors import EvaluationError
-from agrag.pipelines.config_loader import available_options, load_config, search_dirs
+from agrag.pipelines.config_loader import available_options, search_dirs
 from agrag.pipelines.recipes import PRESETS, load_recipe
-from agrag.pipelines.settings import load_agrag_settings, load_eval_settings, load_retrieval_settings
+from agrag.pipelines.runtime import compose_config, load_settings
+from agrag.pipelines.settings import load_eval_settings
 from agrag.service.evaluation.converters import load_named
 from agrag.service.evaluation.dataset import EvalDataset, load_generic
 from agrag.service.evaluation.report import WrittenFiles, markdown, score, write
@@ -67,13 +68,14 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
     """Run one evaluation end to end and print its table; returns where the files went."""
     eval_settings = load_eval_settings()
     all_overrides = [*EVAL_STORE_OVERRIDES, *overrides]
-    config = load_config(all_overrides)
-    settings = load_agrag_settings()
-    names = recipe_names(config.evaluation.recipes, settings.config_dir)
+    settings = load_settings()
+    config = compose_config(all_overrides, settings)
+    names = recipe_names(config.evaluation.recipes, settings.agrag.config_dir)
     recipes = tuple(load_recipe(name) for name in names)  # a misspelled one fails before ingest
     chosen = pick_dataset(choice, eval_settings.bench_dir).head(config.evaluation.max_questions)
-    retrieval = load_retrieval_settings()
-    skipped = {r.name: reason for r in recipes if (reason := skip_reason(r, retrieval, settings)) is not None}
+    skipped = {
+        r.name: reason for r in recipes if (reason := skip_reason(r, settings.retrieval, settings.agrag)) is not None
+    }
     console.print(
         f"Evaluating {chosen.name}: {len(chosen.questions)} questions over {len(chosen.corpus)} passages; "
         f"recipes {', '.join(names)}; cache {eval_settings.cache_dir}"

@@ -10,13 +10,11 @@ from dataclasses import dataclass, field
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import AllRetrievalMethodsFailedError, ConfigError, EvaluationError
-from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows.ingest_report import IngestReport
 from agrag.pipelines.config_models import AgragConfig, RecipeConfig, Reranker, RetrievalMethod
-from agrag.pipelines.ingest_components import llm_client
+from agrag.pipelines.runtime import Settings, open_runtime
 from agrag.pipelines.search_engine import SearchEngine
-from agrag.pipelines.settings import AgragSettings, EvalSettings, RetrievalSettings, load_retrieval_settings
-from agrag.pipelines.store_factory import open_knowledge_store
+from agrag.pipelines.settings import AgragSettings, EvalSettings, RetrievalSettings
 from agrag.service.evaluation.baselines import Bm25Baseline, DenseBaseline, rrf
 from agrag.service.evaluation.dataset import EvalDataset
 from agrag.service.evaluation.passages import entities_to_support, ranked_passages
@@ -141,7 +139,7 @@ class EvalInputs:
 
     config: AgragConfig
     overrides: tuple[str, ...]
-    settings: AgragSettings
+    settings: Settings
     eval_settings: EvalSettings
     recipes: tuple[RecipeConfig, ...]
     progress: bool = False
@@ -185,7 +183,7 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
         seconds[f"ingest {label}"] = time.perf_counter() - started
         ingests[label] = built.report
         started = time.perf_counter()
-        systems.extend(searcher.run(built, variant, tick))
+        systems.extend(searcher.run(built, overrides, variant, tick))
         seconds[f"search {label}"] = time.perf_counter() - started
     return EvalRun(dataset, config, systems, seconds, ingests)
 
@@ -198,23 +196,21 @@ class _Searcher:
     questions: list[str]
     index: dict[str, int]
 
-    def run(self, built: BuiltStore, variant: str, tick: Tick) -> list[SystemRun]:
-        settings = self.inputs.settings.model_copy(update={"data_dir": built.data_dir})
-        retrieval = load_retrieval_settings()
+    def run(self, built: BuiltStore, overrides: Sequence[str], variant: str, tick: Tick) -> list[SystemRun]:
+        settings = self.inputs.settings.with_data_dir(built.data_dir)
+        retrieval = settings.retrieval
 
-        async def every_recipe(store: KnowledgeStore) -> list[SystemRun]:
-            engine = SearchEngine(store, self.embedder, retrieval, llm=llm_client(settings))
+        async def every_recipe(engine: SearchEngine) -> list[SystemRun]:
             runner = RecipeRunner(engine, self.index, max(self.inputs.config.evaluation.ks))
             runs = []
             for recipe in self.recipes:
                 label = f"{recipe.name} ({variant})" if variant else recipe.name
-                reason = skip_reason(recipe, retrieval, settings)
+                reason = skip_reason(recipe, retrieval, settings.agrag)
                 if reason is None:
                     runs.append(await runner.rank(recipe, self.questions, tick, label))
                 else:
                     runs.append(SystemRun(label, RECIPE, [], [], skipped=reason))
             return runs
 
-        config = self.inputs.config
-        with open_knowledge_store(settings, config.vector_store, self.embedder, retrieval) as store:
-            return asyncio.run(every_recipe(store))
+        with open_runtime(overrides, settings, embedder=self.embedder) as runtime:
+            return asyncio.run(every_recipe(runtime.engine))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag.components.data_models.document import document_id_for
-from agrag.flows.ingest_flow import ingest_flow
+from agrag.flows.ingest_flow import run_ingest
 from agrag.flows.ingest_report import IngestReport
 from agrag.pipelines.config_loader import load_config
 from agrag.service.evaluation.dataset import EvalDataset
@@ -90,7 +90,7 @@ def build_store(
         return BuiltStore(data_dir, None)
     for stale in base.glob(f"store-{label}-*"):
         shutil.rmtree(stale, ignore_errors=True)  # built by older code or settings; never read again
-    report = ingest_flow(
+    report = run_ingest(
         str(passages_folder(dataset, cache_dir)),
         list(overrides),
         progress_bar=progress,

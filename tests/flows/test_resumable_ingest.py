@@ -84,10 +84,10 @@ def _env(llm: ScriptedLLM, data_dir: Path) -> dict[str, str]:
     }
 
 
-def _resume(corpus: Path, llm: ScriptedLLM, data_dir: Path) -> IngestReport:
+def _resume(corpus: Path, llm: ScriptedLLM, data_dir: Path, extra: tuple[str, ...] = ()) -> IngestReport:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("AGRAG_LLM_BASE_URL", llm.base_url)
-        return ingest_flow(str(corpus), OVERRIDES, data_dir=str(data_dir))
+        return ingest_flow(str(corpus), [*OVERRIDES, *extra], data_dir=str(data_dir))
 
 
 def _assert_asked_once(killed: list[str], resumed: list[str], clean: Clean) -> None:
@@ -156,9 +156,11 @@ def test_a_kill_during_the_write_redoes_only_the_write(
     if step == "random":  # a kill after one of the writes before the commit, with part of the batch stored
         writes = ["write_chunks", "upsert_entities", "upsert_mentions", "upsert_relations", "apply_resolution"]
         step = random.Random(seed).choice(writes)
+    # one commit batch: the kill after commit_documents is after the last commit, before communities
+    one_batch = "ingest.write_batch_chunks=100000"
     first = len(llm.answered)
     killed = subprocess.run(
-        [sys.executable, "-m", "tests.support.die_during_write", step, "ingest", str(corpus), *OVERRIDES],
+        [sys.executable, "-m", "tests.support.die_during_write", step, "ingest", str(corpus), *OVERRIDES, one_batch],
         env=_env(llm, tmp_path / "data"),
         cwd=REPO,
         capture_output=True,
@@ -181,4 +183,46 @@ def test_a_kill_during_the_write_redoes_only_the_write(
         assert report.documents_resumed == {"chunk": NOTES, "extract": NOTES, "resolve": NOTES, "embed": NOTES}
     _assert_same_store(report, clean)
     again = _resume(corpus, llm, tmp_path / "data")
+    assert again.documents_ingested == 0 and "reports" not in again.stage_seconds, "nothing is left to do"
+
+
+def test_a_kill_between_commit_batches_resumes_with_the_batches_left(
+    corpus: Path, llm: ScriptedLLM, clean: Clean, tmp_path: Path
+) -> None:
+    """Killed after the third of many commit batches: those documents are committed, the rest are written later.
+
+    The run started again resolves nothing anew (the rest is written with the resolution the killed run journaled
+    for the whole batch, so decisions made across the cut stand) and ends with the clean run's store.
+    """
+    batches = ("ingest.write_batch_chunks=40",)
+    first = len(llm.answered)
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.support.die_during_write",
+            "commit_documents:3",
+            "ingest",
+            str(corpus),
+            *OVERRIDES,
+            *batches,
+        ],
+        env=_env(llm, tmp_path / "data"),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, f"{killed.stdout}\n{killed.stderr}"
+    before_kill = [_request_key(r) for r in llm.answered[first:]]
+
+    report = _resume(corpus, llm, tmp_path / "data", batches)
+
+    _assert_asked_once(before_kill, [_request_key(r) for r in llm.answered[first + len(before_kill) :]], clean)
+    left = report.documents_ingested
+    assert 0 < left < NOTES - 3, "three batches of whole documents were committed before the kill"
+    assert report.documents_resumed == {"chunk": left, "extract": left, "resolve": left, "embed": left}
+    _assert_same_store(report, clean)
+    again = _resume(corpus, llm, tmp_path / "data", batches)
     assert again.documents_ingested == 0 and "reports" not in again.stage_seconds, "nothing is left to do"

@@ -187,3 +187,8 @@ def test_every_preset_is_importable_and_matches_the_spec() -> None:
         assert (tuple(m.value for m in recipe.methods), recipe.limit) == (methods, limit), name
     assert recipes.GRAPH_EXPAND.bfs and recipes.GRAPH_EXPAND.community_expand
     assert recipes.HYBRID_RERANKED.reranker == "cross_encoder" and recipes.HYBRID_RERANKED.community_expand
+
+
+def test_a_typo_under_a_group_with_choices_lists_the_valid_keys() -> None:
+    with pytest.raises(ConfigError, match=r"ingest\.chunker\.max_chrs is not a setting \(valid keys here: .*max_chars"):
+        load_config(["ingest.chunker.max_chrs=800"])

@@ -153,4 +153,4 @@ def test_delete_before_any_ingest_says_so(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("AGRAG_DATA_DIR", str(tmp_path / "empty"))
     result = CliRunner().invoke(app, ["delete", "d0123456789abcde"])
     assert result.exit_code == 1
-    assert "nothing to delete" in result.output
+    assert "Nothing has been ingested" in result.output

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from agrag.components.data_models.ingestion_run import RunSource
 from agrag.components.errors import IngestError
 from agrag.components.loaders.files_root import checked_folder, resolve_ingest_folder
 
@@ -39,7 +40,7 @@ def test_folders_that_leave_the_files_root_are_refused(files_root: Path, folder:
     message = str(caught.value)
     assert repr(folder) in message
     assert str(files_root) in message and "AGRAG_FILES_ROOT" in message
-    assert "give a folder inside it" in message
+    assert "give `agrag ingest` a folder inside it" in message
 
 
 def test_an_absolute_folder_outside_the_files_root_is_refused(files_root: Path) -> None:
@@ -50,6 +51,16 @@ def test_an_absolute_folder_outside_the_files_root_is_refused(files_root: Path) 
 def test_a_missing_folder_inside_the_files_root_is_not_a_folder(files_root: Path) -> None:
     with pytest.raises(IngestError, match=r"'nope' is not a folder\. Give `agrag ingest` a folder of documents"):
         resolve_ingest_folder("nope", files_root)
+
+
+def test_messages_name_where_the_folder_was_given(files_root: Path) -> None:
+    with pytest.raises(IngestError) as form:
+        resolve_ingest_folder("nope", files_root, RunSource.PREFECT)
+    assert "Set the form's field `folder` to a folder of documents" in str(form.value)
+    assert "agrag ingest" not in str(form.value)
+    with pytest.raises(IngestError) as request:
+        resolve_ingest_folder("../elsewhere", files_root, RunSource.HTTP)
+    assert "set `folder` in the request to a folder inside it" in str(request.value)
 
 
 def test_without_a_files_root_any_folder_will_do(tmp_path: Path) -> None:

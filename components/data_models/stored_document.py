@@ -1,0 +1,26 @@
+"""``StoredDocument``: one document of a data dir as it stands committed, for listings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agrag.components.data_models.immutable import Immutable
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDocument(Immutable):
+    """A committed document: its id, its current version and where it came from.
+
+    Attributes:
+        id: The document id (evidence ids and search filters use it).
+        version: Its current, committed version (a prefix of the text's hash).
+        title: Its first level-1 heading, else its file name.
+        source_path: Its path relative to the folder it was ingested from.
+        chunks: How many chunks its current version has.
+    """
+
+    id: str
+    version: str
+    title: str
+    source_path: str
+    chunks: int
