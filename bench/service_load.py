@@ -5,11 +5,12 @@ What it measures, in one run on the example corpus (examples/acme_notes):
 * In process (the floor): the same operations called directly on a ``Runtime`` in this process, one at a time:
   ``SearchEngine.search_sync`` with HYBRID and MULTI_HOP, ``EvidenceSession.discover`` (hybrid, limit 10) and
   ``EvidenceSession.fetch`` of three ids. Its p50 is what one request costs without HTTP, JSON or other clients.
-* Served: ``agrag serve --port 0`` as a subprocess over the same data dir, and ``--clients`` threads (20 by default),
-  each with its own HTTP connection and evidence session, sending those four operations round-robin for
-  ``--seconds`` (30 by default). Every non-2xx answer or transport error counts as an error. Reported per operation:
-  requests, errors, p50 and p95, and the ratio of the served p50 to the in-process p50. On 2 cores, 20 clients queue
-  behind each other: the served p50 includes that wait, which is the point of the measurement.
+* Served: ``agrag serve --port 0`` as a subprocess over the same data dir. First one client alone for 10 s: its p50
+  next to the in-process p50 is what HTTP and JSON add. Then ``--clients`` threads (20 by default), each with its
+  own HTTP connection and evidence session, sending those four operations round-robin for ``--seconds`` (30 by
+  default). Every non-2xx answer or transport error counts as an error. Reported per operation: requests, p50 and
+  p95. On 2 cores, 20 clients queue behind each other: their p50 includes that wait, which is the point of the
+  measurement; the requests per second say what the machine serves.
 
 The data dir, Prefect home and logs live in a temporary folder; results are printed and saved as JSON to
 ``bench/results/service_load.json``. Run it with ``make bench-service`` or
@@ -51,6 +52,7 @@ EXAMPLES = REPO_ROOT / "examples" / "acme_notes"
 RESULTS_FILE = REPO_ROOT / "bench" / "results" / "service_load.json"
 AGRAG = str(Path(sys.executable).with_name("agrag"))
 OPERATIONS = ("search hybrid", "search multi_hop", "discover", "fetch")
+ONE_CLIENT_SECONDS = 10.0  # one client alone first: what HTTP and JSON add to a request
 QUERIES = (
     "Who wrote the Orion Planner?",
     "What caused the replanning storm in Lyon?",
@@ -200,7 +202,9 @@ def main() -> None:
         print(f"Serving; {args.clients} clients for {args.seconds:.0f} s ...", flush=True)
         server = Serve(data_dir, env, root / "serve.log")
         try:
+            alone, alone_errors = served(server.url, server.token, 1, ONE_CLIENT_SECONDS)
             latencies, errors = served(server.url, server.token, args.clients, args.seconds)
+            errors = alone_errors + errors
         finally:
             server.stop()
     rows = {
@@ -208,18 +212,23 @@ def main() -> None:
             "requests": len(values),
             "p50_ms": pct(values, 0.5) if values else None,
             "p95_ms": pct(values, 0.95) if values else None,
+            "one_client_p50_ms": pct(alone[op], 0.5) if alone[op] else None,
             "in_process_p50_ms": floor[op],
-            "ratio_p50": (pct(values, 0.5) / floor[op]) if values else None,
+            "ratio_one_client_p50": (pct(alone[op], 0.5) / floor[op]) if alone[op] else None,
         }
         for op, values in latencies.items()
     }
-    header = f"{'operation':<18} {'requests':>8} {'p50 ms':>8} {'p95 ms':>8} {'in-process p50':>15} {'ratio':>7}"
+    header = (
+        f"{'operation':<18} {'in-process p50':>15} {'1 client p50':>13} {'ratio':>6} "
+        f"{f'{args.clients} clients: requests':>21} {'p50 ms':>8} {'p95 ms':>8}"
+    )
     print(header)
     print("-" * len(header))
     for op, row in rows.items():
         print(
-            f"{op:<18} {row['requests']:>8} {row['p50_ms'] or 0:>8.1f} {row['p95_ms'] or 0:>8.1f} "
-            f"{row['in_process_p50_ms']:>15.1f} {row['ratio_p50'] or 0:>6.1f}x"
+            f"{op:<18} {row['in_process_p50_ms']:>15.1f} {row['one_client_p50_ms'] or 0:>13.1f} "
+            f"{row['ratio_one_client_p50'] or 0:>5.2f}x {row['requests']:>21} {row['p50_ms'] or 0:>8.1f} "
+            f"{row['p95_ms'] or 0:>8.1f}"
         )
     total = sum(r["requests"] for r in rows.values())
     print(

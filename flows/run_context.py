@@ -110,8 +110,10 @@ class RunContext:
             self.control.cancel(reason)
             return self.update(message=f"Stopping ({reason}): it stops at its next safe point.")
 
-    def finish(self, state: RunState, message: str, report: dict[str, object] | None = None) -> IngestionRun:
-        """The run ended ``state``; a stage still recorded as running did not finish (failed)."""
+    def finish(
+        self, state: RunState, message: str, report: dict[str, object] | None = None, error: str = ""
+    ) -> IngestionRun:
+        """The run ended ``state`` (``error``: the kind of error that ended it); a running stage did not finish."""
         with self._lock:
             if self._run.state.final:
                 return self._run
@@ -121,7 +123,9 @@ class RunContext:
                 else s
                 for s in self._run.stages
             )
-            return self.update(state=state, message=message, report=report, finished=utc_now(), stages=stages)
+            return self.update(
+                state=state, message=message, report=report, finished=utc_now(), stages=stages, error=error
+            )
 
     def _on_stage(self, name: str, state: StageState, line: str) -> None:
         with self._lock:
@@ -232,5 +236,5 @@ def tracked_run(
         try:
             yield context
         except BaseException as exc:
-            context.finish(RunState.FAILED, str(exc) or type(exc).__name__)
+            context.finish(RunState.FAILED, str(exc) or type(exc).__name__, error=type(exc).__name__)
             raise

@@ -99,7 +99,11 @@ def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
 def record(context: RunContext | None, state: State[Any], report: object | None = None) -> State[Any]:
     """Record the flow's final ``state`` (and report) in the run registry, if the flow runs in a run context."""
     if context is not None:
-        context.finish(run_state(state), state.message or state.name or "", report_data(report) if report else None)
+        failure = state.data if state.type == StateType.FAILED and isinstance(state.data, BaseException) else None
+        error = type(failure).__name__ if failure is not None else ""
+        context.finish(
+            run_state(state), state.message or state.name or "", report_data(report) if report else None, error
+        )
     return state
 
 

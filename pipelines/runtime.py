@@ -136,6 +136,7 @@ class Runtime:
         if not self._closed:
             self._closed = True
             try:
+                self.engine.close()
                 self.runs.close()
             finally:
                 self.store.close()

@@ -28,6 +28,7 @@ from agrag.components.retrievers.graph_candidate_retriever import GraphCandidate
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.pipelines.config_models import RecipeConfig
+from agrag.pipelines.event_loop_thread import EventLoopThread
 from agrag.pipelines.search_pipeline import CUT, FUSION, STEPS, build_search_pipeline, pipeline_inputs
 from agrag.pipelines.settings import RetrievalSettings, load_retrieval_settings
 
@@ -81,6 +82,8 @@ class SearchEngine:
         self.llm = llm
         self._pipelines: OrderedDict[RecipeConfig, Pipeline] = OrderedDict()
         self._pipelines_lock = threading.Lock()
+        # sync callers (the CLI, the HTTP API's worker threads) share one loop and one pool for the methods
+        self._loop = EventLoopThread("agrag-search", workers=max(8, 2 * concurrency_limit))
         self._snapshots = PassageGraphCache(graph_store.graph)  # one in-memory passage graph for every recipe
 
     def pipeline_for(self, recipe: RecipeConfig) -> Pipeline:
@@ -109,7 +112,11 @@ class SearchEngine:
 
     def search_sync(self, query: str, recipe: RecipeConfig, filters: SearchFilters | None = None) -> SearchResponse:
         """``search_with_trace`` for callers without an event loop."""
-        return asyncio.run(self.search_with_trace(query, recipe, filters))
+        return self._loop.run(self.search_with_trace(query, recipe, filters))
+
+    def close(self) -> None:
+        """Stop the event loop ``search_sync`` runs on (a later call starts it again)."""
+        self._loop.close()
 
     async def search_with_trace(
         self, query: str, recipe: RecipeConfig, filters: SearchFilters | None = None

@@ -86,6 +86,8 @@ class IngestionRun(Immutable):
         finished: When it ended (ISO 8601, UTC), if it did.
         report: The ingest report (``IngestReport`` as JSON data) or the delete report, once finished.
         prefect_flow_run_id: The Prefect flow run that executed it, if any.
+        error: For a failed run, the kind of agrag error that ended it (e.g. ``ConfigError``), so a client can
+            end the same way as an in-process command would.
     """
 
     id: str
@@ -102,3 +104,4 @@ class IngestionRun(Immutable):
     finished: str = ""
     report: dict[str, object] | None = None
     prefect_flow_run_id: str = ""
+    error: str = ""

@@ -623,7 +623,11 @@ class KuzuGraphStore:
             if method:
                 parsed = [Finding(a, b) for a, b in json.loads(findings or "[]")]
                 report = CommunityReport(title, summary, float(rating), tuple(parsed), method)
-            found.append(Community(cid, int(level), tuple(sorted(m for m in members if m)), parent or None, report))
+            # collect() over an OPTIONAL MATCH that found nothing gives null, not [] (a community whose entities
+            # were all deleted since it was detected)
+            found.append(
+                Community(cid, int(level), tuple(sorted(m for m in members or () if m)), parent or None, report)
+            )
         return found
 
     def _canonical_ids(self, entity_ids: Sequence[str]) -> list[str]:

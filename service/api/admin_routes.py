@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,10 +12,13 @@ from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCan
 from agrag.components.errors import DocumentNotFoundError, IngestError
 from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.pipelines.config_models import AgragConfig
+from agrag.pipelines.ingest_components import check_llm_needs
 from agrag.service.api.dependencies import AdminCaller, ApiState, CurrentCaller, Queue, State
 from agrag.service.api.errors import ERROR_RESPONSES
 
 MAX_OVERRIDES = 50
+# Runs a client may start over HTTP say who asked; a Prefect deployment run comes only from Prefect.
+ClientSource = Literal[RunSource.HTTP, RunSource.CLI]
 
 
 class IngestRequest(BaseModel):
@@ -32,6 +35,9 @@ class IngestRequest(BaseModel):
     overrides: tuple[str, ...] = Field(
         (), max_length=MAX_OVERRIDES, description="Hydra overrides of the run, e.g. ['ingest.chunker.max_chars=800']."
     )
+    source: ClientSource = Field(
+        RunSource.HTTP, description="Who asks: `cli` when the agrag CLI sends its command to the server."
+    )
 
 
 class DeleteRequest(BaseModel):
@@ -40,6 +46,9 @@ class DeleteRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     overrides: tuple[str, ...] = Field((), max_length=MAX_OVERRIDES, description="Hydra overrides of the run.")
+    source: ClientSource = Field(
+        RunSource.HTTP, description="Who asks: `cli` when the agrag CLI sends its command to the server."
+    )
 
 
 RunId = Annotated[str, Path(description="The run's id.", max_length=200)]
@@ -88,8 +97,8 @@ def admin_routes() -> APIRouter:
         A wrong folder or override is refused here, before anything is queued.
         """
         _check_folder(state, request.folder)
-        state.host.config(request.overrides)
-        return queue.submit_ingest(request.folder, request.overrides, RunSource.HTTP)
+        check_llm_needs(state.host.config(request.overrides).ingest, state.host.runtime.llm)
+        return queue.submit_ingest(request.folder, request.overrides, request.source)
 
     @router.get("/ingestions", tags=["ingestion"], summary="List ingestion runs")
     def list_ingestions(
@@ -123,7 +132,8 @@ def admin_routes() -> APIRouter:
             known = state.host.runtime.store.graph.document_versions([document_id])
         if not known.get(document_id):
             raise DocumentNotFoundError(document_id)
-        return queue.submit_delete(document_id, overrides, RunSource.HTTP)
+        source = request.source if request is not None else RunSource.HTTP
+        return queue.submit_delete(document_id, overrides, source)
 
     @router.get("/merges", tags=["merges"], summary="List the merge log")
     def list_merges(state: State, caller: AdminCaller) -> list[MergeLogEntry]:

@@ -19,7 +19,7 @@ from rich.text import Text
 from agrag.components.data_models.ingestion_run import IngestionRun, RunKind, RunState, StageState, StageStatus
 from agrag.components.errors import AgragError
 from agrag.flows.ingest_report import IngestReport
-from agrag.service.client.errors import RunEndedError
+from agrag.service.client.errors import RunEndedError, error_class, error_from
 from agrag.service.client.server_client import ServerClient
 from agrag.service.console import file_status_table, print_ingest_report
 
@@ -180,7 +180,9 @@ def print_outcome(console: Console, run: IngestionRun, *, files: bool = False) -
         RunEndedError: the run failed, was cancelled or was interrupted (the message is the run's).
     """
     if run.state not in (RunState.COMPLETED, RunState.COMPLETED_WITH_FAILURES):
-        raise RunEndedError(run.message or f"Run {run.id} ended {run.state.value}.")
+        message = run.message or f"Run {run.id} ended {run.state.value}."
+        kind = error_class(run.error) if run.error else None
+        raise RunEndedError(message) if kind is None else error_from(0, {"error": run.error, "message": message})
     if run.kind == RunKind.DELETE:
         console.print(run.message, markup=False, highlight=False)  # the run's message is the delete's summary
         return

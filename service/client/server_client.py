@@ -17,7 +17,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter
 
-from agrag.components.data_models.ingestion_run import IngestionRun
+from agrag.components.data_models.ingestion_run import IngestionRun, RunSource
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.store_status import StoreStatus
@@ -173,12 +173,13 @@ class ServerClient:
 
     def ingest(self, folder: str, overrides: Sequence[str]) -> IngestionRun:
         """Queue an ingestion of ``folder`` (a path on the server's disk); the run as recorded."""
-        body = {"folder": folder, "overrides": list(overrides)}
+        body = {"folder": folder, "overrides": list(overrides), "source": RunSource.CLI.value}
         return _RUN.validate_python(self.request("POST", "/v1/ingestions", body=body))
 
     def delete(self, document_id: str, overrides: Sequence[str]) -> IngestionRun:
         """Queue the deletion of a document; the run as recorded."""
-        answer = self.request("POST", f"/v1/documents/{_path(document_id)}/delete", body={"overrides": list(overrides)})
+        body = {"overrides": list(overrides), "source": RunSource.CLI.value}
+        answer = self.request("POST", f"/v1/documents/{_path(document_id)}/delete", body=body)
         return _RUN.validate_python(answer)
 
     def run(self, run_id: str) -> IngestionRun:

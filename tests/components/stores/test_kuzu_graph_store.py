@@ -277,3 +277,12 @@ def test_communities_replace_the_previous_hierarchy(graph: KuzuGraphStore) -> No
     assert {e.id for e in entities} == {maria, orion}
     assert len(relations) == 1
     assert {c.id for c in chunks} == {c for c, _ in mentions}
+
+
+def test_a_community_whose_entities_were_all_removed_reads_back_with_no_members(graph: KuzuGraphStore) -> None:
+    write_example(graph)
+    members = tuple(sorted({entity_id_for("Maria Chen"), entity_id_for("Orion Planner")}))
+    graph.replace_communities([Community(community_id_for(0, members), 0, members)])
+    removed = graph.retire_chunks(graph.delete_document(DOC.id)).removed  # as `agrag delete` does
+    assert set(removed) == set(members), "no other text names them: both leave the graph"
+    assert [c.entity_ids for c in graph.communities()] == [()]

@@ -26,6 +26,7 @@ from agrag.components.data_models.document import document_id_for
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.service.cli import app
 from agrag.service.server.server_file import find_server, write_server_file
+from tests.conftest import EXAMPLES
 from tests.service.conftest import copy_corpus
 from tests.service.server.test_serve_command import Serve, serve_env
 from tests.support.synthetic_corpus import write_corpus
@@ -57,6 +58,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "status": ("status",),
     "status_json": ("status", "--json"),
     "unknown_recipe": ("search", QUESTION, "recipe=nope"),
+    "ingest_without_llm": ("ingest", str(EXAMPLES), "ingest/extractor=llm"),
 }
 
 
@@ -139,6 +141,9 @@ def test_errors_read_and_exit_as_in_process(served: Served) -> None:
     assert store.exit_code == 2 and "change vector_store" in store.output and "stop the process" in store.output
     bad_id = agrag(served.data_dir, "evidence", "fetch", "not-an-id")
     assert bad_id.exit_code == 1 and "'not-an-id' is not an evidence id" in bad_id.output
+    before, after = served.in_process["ingest_without_llm"], served.through_server["ingest_without_llm"]
+    assert before.exit_code == after.exit_code == 2, after.output
+    assert after.output == before.output and "AGRAG_LLM_BASE_URL" in after.output
     wrong = agrag(served.data_dir, "search", QUESTION, AGRAG_API_TOKEN="wrong-token-0123456789abcdef")
     assert wrong.exit_code == 1
     assert wrong.output == "Error: The token is not one this server accepts; check AGRAG_API_TOKEN or ask for one.\n"

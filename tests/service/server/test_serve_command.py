@@ -105,7 +105,9 @@ def test_kill_9_loses_nothing_committed_and_the_next_start_opens_the_stores(
     ask = {"query": "Who commissioned the Kestrel Pump Station?", "recipe": "chunk"}
     # the session's Prefect server, so the served flows need not start a private one
     env = serve_env(data_dir, PREFECT_API_URL=str(PREFECT_API_URL.value()))
-    first = Serve(data_dir, env=env)
+    # its own deployment name: `agrag serve-ingest` tests check the default one's parameters on the same server
+    deployment = ("--deployment", "serve-command-test")
+    first = Serve(data_dir, *deployment, env=env)
     url = first.started()
     with httpx.Client(base_url=url, timeout=60) as client:  # an open server: loopback, no tokens configured
         run = client.post("/v1/ingestions", json={"folder": str(notes)}).json()
@@ -118,7 +120,7 @@ def test_kill_9_loses_nothing_committed_and_the_next_start_opens_the_stores(
     assert run["state"] == "completed", run["message"]
     assert server_file(data_dir).exists() and find_server(data_dir) is None  # stale: its process is gone
 
-    second = Serve(data_dir, env=env)
+    second = Serve(data_dir, *deployment, env=env)
     try:
         url = second.started()
         assert find_server(data_dir) is not None
