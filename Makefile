@@ -53,8 +53,9 @@ lint: install
 typecheck: install
 	$(BIN)/mypy -p agrag.components -p agrag.pipelines -p agrag.flows -p agrag.service
 
+# Two workers, a test module each: on 2 cores the many tests that wait on subprocesses and servers overlap.
 test: lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
 
 bench: install
 	$(BIN)/python bench/bench_ingest_search.py

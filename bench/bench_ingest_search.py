@@ -167,7 +167,8 @@ def bench_ingest_floor(folder: Path) -> dict[str, Any]:
 def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
     """Every recipe of ``recipe_latency.RECIPES`` on ``queries``, each next to its floor (see that module)."""
     from agrag.components.llm.openai_chat_client import OpenAIChatClient
-    from agrag.pipelines.runtime import Settings, load_settings, open_runtime
+    from agrag.pipelines.runtime import open_runtime
+    from agrag.pipelines.settings import Settings, load_settings
 
     # The tiny cross-encoder and the scripted LLM live in tests/support, which is not installed with agrag: the
     # repository root goes on sys.path (after everything else, so nothing installed is shadowed) to import them.

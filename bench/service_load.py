@@ -82,7 +82,8 @@ def ingest(data_dir: Path, env: dict[str, str]) -> None:
 
 def in_process(data_dir: Path, rounds: int) -> dict[str, float]:
     """p50 (ms) of each operation called directly on a Runtime, one at a time (after a warm-up)."""
-    from agrag.pipelines.runtime import load_settings, open_runtime
+    from agrag.pipelines.runtime import open_runtime
+    from agrag.pipelines.settings import load_settings
 
     settings = load_settings().with_data_dir(data_dir)
     samples: dict[str, list[float]] = {op: [] for op in OPERATIONS}

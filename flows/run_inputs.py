@@ -13,7 +13,8 @@ from pathlib import Path
 from agrag.components.data_models.ingestion_run import RunSource
 from agrag.components.errors import ConfigError
 from agrag.flows.run_context import current_run
-from agrag.pipelines.runtime import Settings, compose_config, load_settings
+from agrag.pipelines.runtime import compose_config
+from agrag.pipelines.settings import Settings, load_settings
 
 
 def run_settings(data_dir: str | None, embedding_cache_dir: str | None, source: RunSource) -> Settings:

@@ -333,7 +333,7 @@ class IngestConfig(StrictModel):
         "ahead. Answers already in the cache (AGRAG_DATA_DIR/llm-cache.sqlite) cost no call.",
     )
     write_batch_chunks: int = Field(
-        500,
+        200,
         ge=1,
         description="The write stage commits whole documents in batches of about this many chunks; searches in the "
         "same process wait at most for one batch and see each batch's documents as soon as it commits. Smaller "

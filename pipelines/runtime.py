@@ -24,27 +24,8 @@ from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.pipelines.ingest_components import llm_client
 from agrag.pipelines.search_engine import SearchEngine
-from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_agrag_settings, load_retrieval_settings
+from agrag.pipelines.settings import AgragSettings, Settings, load_settings
 from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Every setting read from the environment and ``.env``: ``AGRAG_*`` and ``RETRIEVAL_*``."""
-
-    agrag: AgragSettings
-    retrieval: RetrievalSettings
-
-    def with_data_dir(self, data_dir: Path | str | None, embedding_cache_dir: Path | str | None = None) -> Settings:
-        """These settings with another data dir (and embedding cache), where given."""
-        chosen = {"data_dir": data_dir, "embedding_cache_dir": embedding_cache_dir}
-        update = {k: Path(v) for k, v in chosen.items() if v is not None}
-        return Settings(self.agrag.model_copy(update=update), self.retrieval) if update else self
-
-
-def load_settings() -> Settings:
-    """Read the settings; a bad value raises ``ConfigError`` naming the variable."""
-    return Settings(load_agrag_settings(), load_retrieval_settings())
 
 
 def compose_config(overrides: Sequence[str], settings: Settings) -> AgragConfig:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field, SecretStr, ValidationError
@@ -140,3 +141,22 @@ def load_retrieval_settings() -> RetrievalSettings:
     settings = _load(RetrievalSettings, "RETRIEVAL_")
     assert isinstance(settings, RetrievalSettings)
     return settings
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting read from the environment and ``.env``: ``AGRAG_*`` and ``RETRIEVAL_*``."""
+
+    agrag: AgragSettings
+    retrieval: RetrievalSettings
+
+    def with_data_dir(self, data_dir: Path | str | None, embedding_cache_dir: Path | str | None = None) -> Settings:
+        """These settings with another data dir (and embedding cache), where given."""
+        chosen = {"data_dir": data_dir, "embedding_cache_dir": embedding_cache_dir}
+        update = {k: Path(v) for k, v in chosen.items() if v is not None}
+        return Settings(self.agrag.model_copy(update=update), self.retrieval) if update else self
+
+
+def load_settings() -> Settings:
+    """Read the settings; a bad value raises ``ConfigError`` naming the variable."""
+    return Settings(load_agrag_settings(), load_retrieval_settings())

@@ -54,7 +54,8 @@ def ingest(
         from agrag.components.loaders.files_root import resolve_ingest_folder
         from agrag.flows.ingest_flow import run_ingest
         from agrag.pipelines.ingest_components import check_llm_needs, llm_client
-        from agrag.pipelines.runtime import compose_config, load_settings
+        from agrag.pipelines.runtime import compose_config
+        from agrag.pipelines.settings import load_settings
         from agrag.service.console import file_status_table, print_ingest_report
 
         settings = load_settings()
@@ -202,7 +203,8 @@ def delete(
 
     try:
         from agrag.flows.delete_flow import delete_summary, run_delete
-        from agrag.pipelines.runtime import check_ingested, compose_config, load_settings
+        from agrag.pipelines.runtime import check_ingested, compose_config
+        from agrag.pipelines.settings import load_settings
 
         settings = load_settings()
         compose_config(list(overrides or []), settings)  # a typo fails here, before Prefect starts
@@ -235,7 +237,7 @@ def serve_ingest(
 
     try:
         from agrag.flows import ingest_deployment as deployment
-        from agrag.pipelines.runtime import load_settings
+        from agrag.pipelines.settings import load_settings
 
         deployment.check_deployment_name(name)
         data_dir = load_settings().agrag.data_dir
@@ -311,15 +313,16 @@ def serve(
     from agrag.components.errors import AgragError
 
     try:
-        from agrag.pipelines.settings import load_agrag_settings
+        from agrag.pipelines.settings import load_settings
         from agrag.service.api.access import AccessPolicy, load_tokens, new_owner_token
 
         owner_token = new_owner_token()
-        access = AccessPolicy(load_tokens(load_agrag_settings()), owner_token)
+        access = AccessPolicy(load_tokens(load_settings().agrag), owner_token)
         access.check_host(host)  # at once: before the models load and the data dir is touched
 
         from agrag.flows.ingest_deployment import check_deployment_name
-        from agrag.pipelines.runtime import load_settings, open_runtime
+        from agrag.pipelines.runtime import open_runtime
+        from agrag.pipelines.settings import load_settings
         from agrag.service.server import http_server
 
         settings = load_settings()
@@ -396,7 +399,8 @@ def show_config(overrides: Overrides = None) -> None:
     from agrag.components.errors import AgragError
 
     try:
-        from agrag.pipelines.runtime import compose_config, load_settings
+        from agrag.pipelines.runtime import compose_config
+        from agrag.pipelines.settings import load_settings
 
         config = compose_config(list(overrides or []), load_settings())
     except AgragError as exc:

@@ -52,11 +52,11 @@ def server_client() -> ServerClient | None:
     server file are read here, so a command sent to a server loads no model and opens no store.
     """
     from agrag.components.errors import AgragError
-    from agrag.pipelines.settings import load_agrag_settings
+    from agrag.pipelines.settings import load_settings
     from agrag.service.server.server_file import find_server
 
     try:
-        settings = load_agrag_settings()
+        settings = load_settings().agrag
     except AgragError as exc:
         fail(exc)
     info = find_server(settings.data_dir)

@@ -40,12 +40,12 @@ STATE_COLOURS = {
 
 def _server(command: str) -> ServerClient:
     """The client of the server holding the data dir; without one the command ends saying so."""
-    from agrag.pipelines.settings import load_agrag_settings
+    from agrag.pipelines.settings import load_settings
     from agrag.service.client.errors import NoServerError
 
     server = server_client()
     if server is None:
-        fail(NoServerError(load_agrag_settings().data_dir, command))
+        fail(NoServerError(load_settings().agrag.data_dir, command))
     return server
 
 
@@ -65,7 +65,7 @@ def runs_list(
     if as_json:
         console.print_json(_json(found))
         return
-    console.print(runs_table(found))
+    console.print(runs_lines(found), markup=False, highlight=False, soft_wrap=True)
 
 
 @runs.command("show")
@@ -105,24 +105,15 @@ def _state(run: IngestionRun) -> str:
     return f"[{STATE_COLOURS.get(run.state, 'white')}]{run.state.value}[/]"
 
 
-def runs_table(found: list[IngestionRun]) -> Table:
-    """The runs as a table, newest first."""
-    table = Table(title=f"{len(found)} runs, newest first", title_justify="left")
-    table.add_column("run", no_wrap=True)
-    for column in ("kind", "state", "target", "from", "asked", "finished", "message"):
-        table.add_column(column, overflow="fold")
+def runs_lines(found: list[IngestionRun]) -> str:
+    """The runs, newest first, one line each: id, what, state, when it ended, and its message."""
+    if not found:
+        return "No runs yet."
+    lines = [f"{len(found)} runs, newest first:"]
     for run in found:
-        table.add_row(
-            run.id,
-            run.kind.value,
-            _state(run),
-            escape(run.target),
-            run.source.value,
-            run.created,
-            run.finished,
-            escape(run.message),
-        )
-    return table
+        ended = run.finished.replace("T", " ").removesuffix("Z")[:19] if run.finished else "not ended"
+        lines.append(f"{run.id}  {_doing(run)}  [{run.source.value}]  {run.state.value}  {ended}  {run.message}")
+    return "\n".join(lines)
 
 
 def print_run(out: Console, run: IngestionRun) -> None:

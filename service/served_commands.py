@@ -12,7 +12,7 @@ import typer
 from agrag.components.data_models.ingestion_run import IngestionRun
 from agrag.components.errors import AgragError
 from agrag.components.loaders.files_root import resolve_ingest_folder
-from agrag.pipelines.settings import load_agrag_settings
+from agrag.pipelines.settings import load_settings
 from agrag.service.cli_support import console, errors, fail
 from agrag.service.client.run_follower import RunFollower, accepted_lines, print_outcome
 from agrag.service.client.server_client import ServerClient
@@ -28,7 +28,7 @@ def ingest_on_server(server: ServerClient, folder: str, overrides: list[str], *,
     """
     try:
         with server:
-            absolute = resolve_ingest_folder(folder, load_agrag_settings().files_root)
+            absolute = resolve_ingest_folder(folder, load_settings().agrag.files_root)
             run = server.ingest(str(absolute), overrides)
             final = _follow(server, run)
             print_outcome(console, final, files=files)

@@ -7,6 +7,10 @@ from pathlib import Path
 
 # Before Haystack, Prefect or transformers are imported by any test module.
 _PREFECT_HOME = tempfile.mkdtemp(prefix="agrag-prefect-")
+# pytest-xdist's workers set COLUMNS=80; rich would fix every console at that width when the CLI is first imported,
+# while the CLI tests set the width of each command they run.
+for _key in ("COLUMNS", "LINES"):
+    os.environ.pop(_key, None)
 for _key, _value in {
     "HAYSTACK_TELEMETRY_ENABLED": "False",
     "HF_HUB_OFFLINE": "1",

@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from agrag.components.errors import EvaluationError
 from agrag.pipelines.config_loader import available_options, search_dirs
 from agrag.pipelines.recipes import PRESETS, load_recipe
-from agrag.pipelines.runtime import compose_config, load_settings
-from agrag.pipelines.settings import load_eval_settings
+from agrag.pipelines.runtime import compose_config
+from agrag.pipelines.settings import load_eval_settings, load_settings
 from agrag.service.evaluation.converters import load_named
 from agrag.service.evaluation.dataset import EvalDataset, load_generic
 from agrag.service.evaluation.report import WrittenFiles, markdown, score, write

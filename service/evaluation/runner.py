@@ -12,9 +12,9 @@ from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCac
 from agrag.components.errors import AllRetrievalMethodsFailedError, ConfigError, EvaluationError
 from agrag.flows.ingest_report import IngestReport
 from agrag.pipelines.config_models import AgragConfig, RecipeConfig, Reranker, RetrievalMethod
-from agrag.pipelines.runtime import Settings, open_runtime
+from agrag.pipelines.runtime import open_runtime
 from agrag.pipelines.search_engine import SearchEngine
-from agrag.pipelines.settings import AgragSettings, EvalSettings, RetrievalSettings
+from agrag.pipelines.settings import AgragSettings, EvalSettings, RetrievalSettings, Settings
 from agrag.service.evaluation.baselines import Bm25Baseline, DenseBaseline, rrf
 from agrag.service.evaluation.dataset import EvalDataset
 from agrag.service.evaluation.passages import entities_to_support, ranked_passages

@@ -5,8 +5,8 @@ import pytest
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.flows.ingest_flow import ingest_into
-from agrag.pipelines.runtime import Settings, open_runtime
-from agrag.pipelines.settings import AgragSettings, RetrievalSettings
+from agrag.pipelines.runtime import open_runtime
+from agrag.pipelines.settings import AgragSettings, RetrievalSettings, Settings
 from tests.conftest import EXAMPLES
 
 
