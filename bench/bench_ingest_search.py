@@ -38,18 +38,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-for _name, _value in {
-    "HAYSTACK_TELEMETRY_ENABLED": "False",
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    "TRANSFORMERS_VERBOSITY": "error",
-    "TOKENIZERS_PARALLELISM": "false",
-}.items():
-    os.environ.setdefault(_name, _value)
+from agrag.service.runtime_env import apply_offline_defaults
+
+apply_offline_defaults()  # before Haystack, Prefect or transformers are imported
 
 SECTIONS_PER_FILE = 20
 WARM_UP_QUERIES = 5

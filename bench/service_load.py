@@ -34,18 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-for _name, _value in {
-    "HAYSTACK_TELEMETRY_ENABLED": "False",
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    "TRANSFORMERS_VERBOSITY": "error",
-    "TOKENIZERS_PARALLELISM": "false",
-}.items():
-    os.environ.setdefault(_name, _value)
+from agrag.service.runtime_env import apply_offline_defaults
+
+apply_offline_defaults()  # before Haystack, Prefect or transformers are imported
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "acme_notes"

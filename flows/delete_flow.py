@@ -14,7 +14,7 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.errors import AgragError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.flows import ingest_tasks as tasks
+from agrag.flows import community_tasks
 from agrag.flows.run_context import current_run, requester, tracked_run
 from agrag.flows.run_inputs import check_overrides, run_settings
 from agrag.flows.run_outcome import ended, failed_state, quiet_engine_tracebacks, record
@@ -62,13 +62,13 @@ def delete_from(
         retirement = store.retire_chunks(retired)
         touched = frozenset(retirement.touched)
         if store.journal is not None:
-            touched = tasks.mark_communities_stale(store.journal, set(touched))
+            touched = community_tasks.mark_communities_stale(store.journal, set(touched))
     communities = 0
     settings = config.ingest.communities
     if settings.enabled:
-        found = tasks.detect_communities.fn(store, settings)
+        found = community_tasks.detect_communities.fn(store, settings)
         report_llm = llm if reports_use_llm(settings, llm) else None
-        tasks.write_reports.fn(store, found, settings, report_llm, embedder, touched=touched)
+        community_tasks.write_reports.fn(store, found, settings, report_llm, embedder, touched=touched)
         communities = len(found)
     return DeleteReport(document_id, len(retired), len(retirement.removed), communities)
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TypeVar, cast
 
 from prefect import flow
 from prefect.client.schemas.objects import State
-from prefect.utilities.annotations import quote
 
 from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.ingestion_run import RunKind
@@ -25,57 +23,22 @@ from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.flows import community_tasks, write_tasks
 from agrag.flows import ingest_tasks as tasks
-from agrag.flows.ingest_control import IngestControl, StageState, checkpoint
-from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport, stage_lines
+from agrag.flows.ingest_control import IngestControl
+from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport
 from agrag.flows.ingest_report_markdown import publish_ingest_report
 from agrag.flows.ingest_tasks import Phase
 from agrag.flows.run_context import RunContext, current_run, requester, tracked_run
 from agrag.flows.run_inputs import check_overrides, run_settings
 from agrag.flows.run_outcome import ended, failed_state, ingest_state, quiet_engine_tracebacks, record
+from agrag.flows.stage_clock import StageClock, as_is
 from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, phase_hashes, reports_use_llm
 from agrag.pipelines.runtime import Runtime, runtime_for
 from agrag.pipelines.store_status import record_ontology
 
 T = TypeVar("T")
-
-
-def _as_is(value: T) -> T:
-    """Hand ``value`` to a task without Prefect walking every element (30 s for 10k vectors otherwise)."""
-    return cast(T, quote(value))
-
-
-class _StageClock:
-    """Times the stages; with a control, checks it before each stage and tells it as each stage starts and ends."""
-
-    def __init__(self, control: IngestControl | None = None) -> None:
-        self.seconds: dict[str, float] = {}
-        self.control = control
-
-    def run(self, name: str, stage: Callable[[], T]) -> T:
-        checkpoint(self.control)
-        self._tell(name, StageState.RUNNING)
-        started = time.perf_counter()
-        try:
-            return stage()
-        except BaseException as exc:
-            self._tell(name, StageState.FAILED, str(exc) or type(exc).__name__)
-            raise
-        finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
-
-    def completed(self, name: str, report: IngestReport, *, final: bool = True) -> None:
-        """The stage ended: its line, worded as the CLI's stage table words it, from what ``report`` knows now."""
-        self._tell(name, StageState.COMPLETED, stage_lines(report, final=final).get(name, ""))
-
-    def skipped(self, names: Sequence[str], why: str) -> None:
-        for name in names:
-            self._tell(name, StageState.SKIPPED, why)
-
-    def _tell(self, name: str, state: StageState, line: str = "") -> None:
-        if self.control is not None:
-            self.control.on_stage(name, state, line)
 
 
 CHANGED_STAGES = ("chunk", "extract", "prune", "resolve", "embed", "write")
@@ -120,10 +83,10 @@ def ingest_into(
     journal = store.journal
     hashes = phase_hashes(config, llm.model if llm is not None else None)
     calls_before = (llm.calls, llm.cache_hits) if llm is not None else (0, 0)
-    clock = _StageClock(control)
+    clock = StageClock(control)
     documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
     clock.completed("load", IngestReport(folder, len(documents), 0, 0, tuple(failures)))
-    changed = clock.run("select-changed", lambda: tasks.select_changed(_as_is(documents), store))
+    changed = clock.run("select-changed", lambda: tasks.select_changed(as_is(documents), store))
     # work journaled for another version of these files can never be reused
     journal.forget_documents_except(
         {document_subject(d.document.id, d.document.version) for d in changed}, [d.document.id for d in documents]
@@ -154,7 +117,7 @@ def ingest_into(
             hashes=hashes,
             progress=progress,
         )
-    touched = tasks.stale_communities(journal)
+    touched = community_tasks.stale_communities(journal)
     if ingest.communities.enabled and touched is not None:  # also when a killed run left them stale
         report = _communities(
             report, clock, touched, store=store, config=config, embedder=embedder, llm=llm, progress=progress
@@ -174,7 +137,7 @@ def ingest_into(
 
 def _ingest_changed(
     report: IngestReport,
-    clock: _StageClock,
+    clock: StageClock,
     changed: list[LoadedDocument],
     *,
     config: AgragConfig,
@@ -190,17 +153,17 @@ def _ingest_changed(
     Everything but the write runs without ``store.writing()``; the write holds it per commit batch.
     """
     ingest = config.ingest
-    chunked = clock.run("chunk", lambda: tasks.chunk_documents(_as_is(changed), ingest, Phase(journal, hashes.chunk)))
+    chunked = clock.run("chunk", lambda: tasks.chunk_documents(as_is(changed), ingest, Phase(journal, hashes.chunk)))
     chunks = chunked.value
     report = replace(report, chunks_written=len(chunks), chunks_by_kind=dict(Counter(c.kind for c in chunks)))
     clock.completed("chunk", report, final=False)  # how many older chunks are superseded, the write tells
     extracted = clock.run(
         "extract",
         lambda: tasks.extract_entities(
-            _as_is(changed),
-            _as_is(chunks),
+            as_is(changed),
+            as_is(chunks),
             ingest,
-            _as_is(llm),
+            as_is(llm),
             phase=Phase(journal, hashes.extract),
             progress=progress,
             control=clock.control,
@@ -209,18 +172,18 @@ def _ingest_changed(
     raw, extraction_failures = extracted.value.extraction, extracted.value.failures
     report = replace(report, extraction_failures=tuple(extraction_failures), llm_estimate=extracted.value.estimate)
     clock.completed("extract", replace(report, pruned=_unpruned(raw)))
-    kept, pruned = clock.run("prune", lambda: tasks.prune_to_ontology(_as_is(raw), ingest))
+    kept, pruned = clock.run("prune", lambda: tasks.prune_to_ontology(as_is(raw), ingest))
     report = replace(report, pruned=pruned)
     clock.completed("prune", report)
     resolved = clock.run(
         "resolve",
         lambda: tasks.resolve_entities(
-            _as_is(changed),
-            _as_is(kept),
+            as_is(changed),
+            as_is(kept),
             ingest.resolution,
             store,
             embedder,
-            llm=_as_is(llm),
+            llm=as_is(llm),
             phase=Phase(journal, hashes.resolve),
         ),
     )
@@ -242,9 +205,9 @@ def _ingest_changed(
     embedded = clock.run(
         "embed",
         lambda: tasks.embed(
-            _as_is(changed),
-            _as_is(chunks),
-            _as_is(new_entities),
+            as_is(changed),
+            as_is(chunks),
+            as_is(new_entities),
             merged,
             embedder,
             phase=Phase(journal, hashes.embed),
@@ -254,12 +217,12 @@ def _ingest_changed(
     clock.completed("embed", report)
     written = clock.run(
         "write",
-        lambda: tasks.write_stores(
+        lambda: write_tasks.write_stores(
             store,
-            _as_is(changed),
-            _as_is(chunks),
-            _as_is(resolution),
-            _as_is(embedded.value),
+            as_is(changed),
+            as_is(chunks),
+            as_is(resolution),
+            as_is(embedded.value),
             phase=Phase(journal, hashes.resolve),
             batch_chunks=ingest.write_batch_chunks,
             control=clock.control,
@@ -291,7 +254,7 @@ def _unpruned(extraction: Extraction) -> PrunedReport:
 
 def _communities(
     report: IngestReport,
-    clock: _StageClock,
+    clock: StageClock,
     touched: frozenset[str],
     *,
     store: KnowledgeStore,
@@ -302,14 +265,14 @@ def _communities(
 ) -> IngestReport:
     """Detect communities and write their reports; only the final store writes hold ``store.writing()``."""
     settings = config.ingest.communities
-    communities = clock.run("communities", lambda: tasks.detect_communities(store, settings))
+    communities = clock.run("communities", lambda: community_tasks.detect_communities(store, settings))
     report = replace(report, communities_by_level=dict(sorted(Counter(c.level for c in communities).items())))
     clock.completed("communities", report)
     report_llm = llm if reports_use_llm(settings, llm) else None
     outcome = clock.run(
         "reports",
-        lambda: tasks.write_reports(
-            store, _as_is(communities), settings, _as_is(report_llm), embedder, touched=touched, progress=progress
+        lambda: community_tasks.write_reports(
+            store, as_is(communities), settings, as_is(report_llm), embedder, touched=touched, progress=progress
         ),
     )
     report = replace(
@@ -344,7 +307,7 @@ def _file_statuses(
     return tuple(sorted(statuses, key=lambda s: s.source_path))
 
 
-def _finish(report: IngestReport, clock: _StageClock, store: KnowledgeStore) -> IngestReport:
+def _finish(report: IngestReport, clock: StageClock, store: KnowledgeStore) -> IngestReport:
     return replace(report, stage_seconds=dict(clock.seconds), counts=store.counts())
 
 

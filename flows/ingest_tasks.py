@@ -3,28 +3,22 @@
 from __future__ import annotations
 
 import sys
-import time
-import uuid
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from tqdm import tqdm
 
-from agrag.components.communities.leiden_community_detector import LeidenCommunityDetector
 from agrag.components.data_models.chunk import Chunk
-from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import ChunkFailure, Extraction, concat_extractions
 from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.ontology import PrunedReport
-from agrag.components.data_models.phase_key import GRAPH_SUBJECT, PhaseKey, batch_subject, document_subject
-from agrag.components.data_models.resolution import MERGED, Resolution
+from agrag.components.data_models.phase_key import PhaseKey, batch_subject, document_subject
+from agrag.components.data_models.resolution import Resolution
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import LLMBudgetError
 from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor
@@ -34,22 +28,17 @@ from agrag.components.extractors.triples_file_extractor import TriplesFileExtrac
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.folder_loader import FolderLoader
-from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter
-from agrag.components.reporters.llm_community_reporter import LLMCommunityReporter
 from agrag.components.resolvers.entity_resolver import EntityResolver
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_payloads import (
     chunk_payload,
-    community_payload,
-    community_report_text,
     entity_payload,
 )
-from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD, VectorPoint
-from agrag.flows.commit_batches import CommitBatch, plan_commit_batches
+from agrag.components.stores.vector_store import VectorPoint
 from agrag.flows.ingest_control import IngestControl, checkpoint
+from agrag.flows.progress import progress_bar
 from agrag.pipelines.config_models import (
-    CommunityConfig,
     IngestConfig,
     LLMExtractorConfig,
     ResolutionConfig,
@@ -69,16 +58,6 @@ class PhaseOutput(Generic[T]):
 
     value: T
     reused: int
-
-
-@contextmanager
-def _bar(enabled: bool, total: int, what: str, unit: str) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar for a long stage, or None when bars are off."""
-    if not enabled or total == 0:
-        yield None
-        return
-    with tqdm(total=total, desc=what, unit=unit, leave=False) as bar:
-        yield bar.update
 
 
 def chunk_embedding_text(chunk: Chunk) -> str:
@@ -180,7 +159,7 @@ def extract_entities(
     if isinstance(settings, LLMExtractorConfig):
         assert llm is not None  # checked before the run starts
         return _extract_with_llm(documents, searchable, config, llm, phase=phase, progress=progress, control=control)
-    key = phase.key("extract", batch_subject(_versions(documents)))
+    key = phase.key("extract", batch_subject(document_versions(documents)))
     stored = phase.journal.load(key)
     if stored is not None:
         return PhaseOutput(ExtractionOutcome(*stored), reused=len(documents))
@@ -218,7 +197,7 @@ def _extract_with_llm(
         key.subject: value for key, value in phase.journal.load_many(list(keys.values())).items()
     }
     todo = [c for c in searchable if keys[c.document_id].subject not in done]
-    with _bar(progress, len(todo), "LLM extraction", "chunk") as tick:
+    with progress_bar(progress, len(todo), "LLM extraction", "chunk") as tick:
         extractor = LLMEntityExtractor(
             llm,
             ontology_from_config(config.ontology),
@@ -256,7 +235,8 @@ def _llm_batches(chunks: list[Chunk], concurrency: int) -> Iterator[list[Chunk]]
         yield [c for doc in document_ids for c in groups[doc]]
 
 
-def _versions(documents: Sequence[LoadedDocument]) -> list[tuple[str, str]]:
+def document_versions(documents: Sequence[LoadedDocument]) -> list[tuple[str, str]]:
+    """The (document id, version) pairs of loaded documents, the subjects of their phase markers."""
     return [(d.document.id, d.document.version) for d in documents]
 
 
@@ -302,7 +282,7 @@ def resolve_entities(
         reused: Resolution | None = phase.journal.load(phase.key("resolve", next(iter(pointed))))
         if reused is not None:
             return PhaseOutput(reused, reused=len(documents))
-    subject = batch_subject(_versions(documents))
+    subject = batch_subject(document_versions(documents))
     phase.journal.forget(pointed - {subject})  # a resolution no version will be written with any more
     key = phase.key("resolve", subject)
     stored = phase.journal.load(key)
@@ -338,7 +318,7 @@ def resolution_subject(documents: Sequence[LoadedDocument], phase: Phase) -> str
         subject = phase.journal.load(_document_key(phase, RESOLVED_IN, documents[0]))
         if isinstance(subject, str):
             return subject
-    return batch_subject(_versions(documents))
+    return batch_subject(document_versions(documents))
 
 
 def _pointed_subjects(documents: Sequence[LoadedDocument], phase: Phase) -> tuple[set[str], bool]:
@@ -418,186 +398,3 @@ def _slices(document_ids: list[str], groups: dict[str, list[Chunk]], size: int) 
             current, count = [], 0
     if current:
         yield current
-
-
-@dataclass(frozen=True, slots=True)
-class WriteOutcome:
-    """Chunks of older versions superseded by the write, entities that only they supported (deleted), batches."""
-
-    superseded: int
-    entities_removed: int
-    batches: int = 1
-
-
-# Chunks per commit batch when the caller does not say (``ingest.write_batch_chunks``).
-WRITE_BATCH_CHUNKS = 500
-
-
-@task(name="write", cache_policy=NO_CACHE, persist_result=False)
-def write_stores(
-    store: KnowledgeStore,
-    documents: list[LoadedDocument],
-    chunks: list[Chunk],
-    resolution: Resolution,
-    points: EmbeddedPoints,
-    *,
-    phase: Phase,
-    batch_chunks: int = WRITE_BATCH_CHUNKS,
-    control: IngestControl | None = None,
-) -> WriteOutcome:
-    """Write chunks, entities, mentions, relations and resolution decisions in commit batches of whole documents.
-
-    Each batch (about ``batch_chunks`` chunks, see ``plan_commit_batches``) is written under ``store.writing()``:
-    its chunks and vectors, its entities and links, the decisions that concern it, the retirement of its
-    documents' older versions (their chunks marked superseded; what only they supported leaves the current graph),
-    then the commit of its documents, which is what makes the next run see them as unchanged. A reader in the same
-    process therefore waits for one batch at most and never sees a half-written document. Every write is an upsert
-    keyed by id and the retirement is idempotent, so a run killed inside a batch writes the same again when started
-    again; a run killed between batches resumes with the batches left, written with the same journaled resolution
-    and merge-log run id. ``control`` is checked between batches. The entities a batch touched are recorded as
-    waiting for fresh community reports before its commit, so a kill after it still refreshes them.
-    """
-    subject = resolution_subject(documents, phase)
-    run_key = phase.key("run-id", subject)
-    run_id = phase.journal.load(run_key)
-    if run_id is None:  # one id for the batch, however often it is resumed, so the merge log is written once
-        run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
-        phase.journal.save(run_key, run_id)
-    merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
-    batches = plan_commit_batches(
-        documents, chunks, resolution, chunk_points=points.chunks, entity_points=points.entities, size=batch_chunks
-    )
-    superseded = removed = 0
-    for batch in batches:
-        checkpoint(control)
-        with store.writing():
-            written = _write_batch(store, batch, run_id, merged, phase)
-        phase.journal.forget(document_subject(*v) for v in _versions(batch.documents))
-        superseded, removed = superseded + written.superseded, removed + written.entities_removed
-    phase.journal.forget([subject, batch_subject(_versions(documents))])
-    return WriteOutcome(superseded, removed, len(batches))
-
-
-def _write_batch(
-    store: KnowledgeStore, batch: CommitBatch, run_id: str, merged: dict[str, str], phase: Phase
-) -> WriteOutcome:
-    """Write one commit batch and commit its documents (the caller holds ``store.writing()``)."""
-    superseded = store.graph.write_chunks([d.document for d in batch.documents], batch.chunks)
-    store.chunks.upsert(batch.chunk_points)
-    store.graph.upsert_entities(batch.entities)
-    store.entities.upsert(batch.entity_points)
-    store.graph.upsert_mentions(batch.mentions)
-    store.graph.upsert_about(batch.about)
-    store.graph.upsert_relations(batch.relations)
-    if batch.decisions or batch.candidates:
-        store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
-    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
-    # after the new version's links, so what it still supports stays (and what later batches name)
-    retirement = store.retire_chunks(superseded, keep=batch.keep)
-    named = {m.entity_id for m in (*batch.mentions, *batch.about)} | set(retirement.touched)
-    mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
-    chunk_counts = Counter(c.document_id for c in batch.chunks)
-    store.graph.commit_documents(
-        [(d.document, chunk_counts[d.document.id]) for d in batch.documents], phase.config_hash
-    )
-    return WriteOutcome(len(superseded), len(retirement.removed))
-
-
-COMMUNITIES_STALE = PhaseKey(GRAPH_SUBJECT, "communities-stale", "")
-
-
-def mark_communities_stale(journal: SqlitePhaseJournal, touched: set[str]) -> frozenset[str]:
-    """Record that the graph changed around ``touched`` entities; return every entity touched since the last refresh.
-
-    Communities around them, and their reports, must be redone.
-    """
-    stale = (stale_communities(journal) or frozenset()) | touched
-    journal.save(COMMUNITIES_STALE, stale)
-    return stale
-
-
-def stale_communities(journal: SqlitePhaseJournal) -> frozenset[str] | None:
-    """The entities touched since communities were last refreshed, or None when they are up to date."""
-    touched: frozenset[str] | None = journal.load(COMMUNITIES_STALE)
-    return touched
-
-
-@task(name="communities", cache_policy=NO_CACHE, persist_result=False)
-def detect_communities(store: KnowledgeStore, config: CommunityConfig) -> list[Community]:
-    """Hierarchical Leiden over the resolved entity graph."""
-    entity_ids, edges = store.graph.entity_graph()
-    detector = LeidenCommunityDetector(
-        max_levels=config.max_levels,
-        max_cluster_size=config.max_cluster_size,
-        min_size=config.min_size,
-        resolution=config.resolution,
-        seed=config.seed,
-    )
-    communities: list[Community] = detector.run(entity_ids=entity_ids, edges=edges)["communities"]
-    return communities
-
-
-@dataclass(frozen=True, slots=True)
-class ReportOutcome:
-    """How the reports stage went: reports by method, reused reports, and LLM fallbacks."""
-
-    by_method: dict[str, int]
-    reused: int
-    fallbacks: int
-
-
-@task(name="reports", cache_policy=NO_CACHE, persist_result=False)
-def write_reports(
-    store: KnowledgeStore,
-    communities: list[Community],
-    config: CommunityConfig,
-    llm: OpenAIChatClient | None,
-    embedder: SentenceTransformersTextEmbedder,
-    *,
-    touched: frozenset[str] = frozenset(),
-    progress: bool = False,
-) -> ReportOutcome:
-    """Report on every community, embed the reports, and store the hierarchy in place of the previous one.
-
-    A community whose members did not change and none of whose members' text changed (``touched``) keeps its
-    stored report: no LLM call, no new sentence picking. Only the store writes, at the end, hold
-    ``store.writing()``. Finishing clears the journal's stale mark.
-    """
-    previous = {c.id: c for c in store.graph.communities()}
-    wanted_method = "llm" if llm is not None else "extractive"
-    reused = {
-        c.id
-        for c in communities
-        if (old := previous.get(c.id))
-        and old.report
-        and old.report.method == wanted_method
-        and touched.isdisjoint(c.entity_ids)
-    }
-    todo = [c for c in communities if c.id not in reused]
-    fallbacks = 0
-    written: dict[str, Community] = {}
-    if todo:
-        entities, relations, chunks, mentions = store.graph.community_inputs(
-            sorted({e for c in todo for e in c.entity_ids})
-        )
-        extractive = ExtractiveCommunityReporter(sentences=config.report_sentences)
-        if llm is None:
-            reported = extractive.run(todo, entities, relations, chunks, mentions)["communities"]
-        else:
-            with _bar(progress, len(todo), "LLM community reports", "report") as tick:
-                reporter = LLMCommunityReporter(llm, fallback=extractive, progress=tick)
-                out = reporter.run(todo, entities, relations, chunks, mentions)
-            reported, fallbacks = out["communities"], int(out["fallbacks"])
-        written = {c.id: c for c in reported}
-    final = [written.get(c.id) or replace(c, report=previous[c.id].report) for c in communities]
-    texts = [community_report_text(c) for c in final]
-    vectors = embedder.embed_batch(texts) if final else []
-    with store.writing():  # the reports were written and embedded above, outside it: only the writes wait here
-        store.communities.upsert(
-            [VectorPoint(c.id, v, t, community_payload(c)) for c, v, t in zip(final, vectors, texts, strict=True)]
-        )
-        store.communities.delete(sorted(set(previous) - {c.id for c in final}))
-        store.graph.replace_communities(final)
-    if store.journal is not None:
-        store.journal.forget([GRAPH_SUBJECT], COMMUNITIES_STALE.phase)
-    return ReportOutcome(dict(Counter(c.report.method for c in final if c.report)), len(reused), fallbacks)

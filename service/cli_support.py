@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from agrag.service.client.server_client import ServerClient
 
 T = TypeVar("T")
+
+Overrides = Annotated[
+    list[str] | None,
+    typer.Argument(help="Hydra overrides, e.g. recipe=hybrid recipe.limit=5 ingest.chunker.max_chars=800"),
+]
 
 console = Console()
 errors = Console(stderr=True)

@@ -1,0 +1,101 @@
+"""The write stage as a Prefect task: commit batches of whole documents, each under the store's write lock."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.loaded_document import LoadedDocument
+from agrag.components.data_models.phase_key import batch_subject, document_subject
+from agrag.components.data_models.resolution import MERGED, Resolution
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD
+from agrag.flows.commit_batches import CommitBatch, plan_commit_batches
+from agrag.flows.community_tasks import mark_communities_stale
+from agrag.flows.ingest_control import IngestControl, checkpoint
+from agrag.flows.ingest_tasks import EmbeddedPoints, Phase, document_versions, resolution_subject
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """Chunks of older versions superseded by the write, entities that only they supported (deleted), batches."""
+
+    superseded: int
+    entities_removed: int
+    batches: int = 1
+
+
+@task(name="write", cache_policy=NO_CACHE, persist_result=False)
+def write_stores(
+    store: KnowledgeStore,
+    documents: list[LoadedDocument],
+    chunks: list[Chunk],
+    resolution: Resolution,
+    points: EmbeddedPoints,
+    *,
+    phase: Phase,
+    batch_chunks: int,
+    control: IngestControl | None = None,
+) -> WriteOutcome:
+    """Write chunks, entities, mentions, relations and resolution decisions in commit batches of whole documents.
+
+    Each batch (about ``batch_chunks`` chunks, see ``plan_commit_batches``) is written under ``store.writing()``:
+    its chunks and vectors, its entities and links, the decisions that concern it, the retirement of its
+    documents' older versions (their chunks marked superseded; what only they supported leaves the current graph),
+    then the commit of its documents, which is what makes the next run see them as unchanged. A reader in the same
+    process therefore waits for one batch at most and never sees a half-written document. Every write is an upsert
+    keyed by id and the retirement is idempotent, so a run killed inside a batch writes the same again when started
+    again; a run killed between batches resumes with the batches left, written with the same journaled resolution
+    and merge-log run id. ``control`` is checked between batches. The entities a batch touched are recorded as
+    waiting for fresh community reports before its commit, so a kill after it still refreshes them.
+    """
+    subject = resolution_subject(documents, phase)
+    run_key = phase.key("run-id", subject)
+    run_id = phase.journal.load(run_key)
+    if run_id is None:  # one id for the batch, however often it is resumed, so the merge log is written once
+        run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        phase.journal.save(run_key, run_id)
+    merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
+    batches = plan_commit_batches(
+        documents, chunks, resolution, chunk_points=points.chunks, entity_points=points.entities, size=batch_chunks
+    )
+    superseded = removed = 0
+    for batch in batches:
+        checkpoint(control)
+        with store.writing():
+            written = _write_batch(store, batch, run_id, merged, phase)
+        phase.journal.forget(document_subject(*v) for v in document_versions(batch.documents))
+        superseded, removed = superseded + written.superseded, removed + written.entities_removed
+    phase.journal.forget([subject, batch_subject(document_versions(documents))])
+    return WriteOutcome(superseded, removed, len(batches))
+
+
+def _write_batch(
+    store: KnowledgeStore, batch: CommitBatch, run_id: str, merged: dict[str, str], phase: Phase
+) -> WriteOutcome:
+    """Write one commit batch and commit its documents (the caller holds ``store.writing()``)."""
+    superseded = store.graph.write_chunks([d.document for d in batch.documents], batch.chunks)
+    store.chunks.upsert(batch.chunk_points)
+    store.graph.upsert_entities(batch.entities)
+    store.entities.upsert(batch.entity_points)
+    store.graph.upsert_mentions(batch.mentions)
+    store.graph.upsert_about(batch.about)
+    store.graph.upsert_relations(batch.relations)
+    if batch.decisions or batch.candidates:
+        store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
+    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
+    # after the new version's links, so what it still supports stays (and what later batches name)
+    retirement = store.retire_chunks(superseded, keep=batch.keep)
+    named = {m.entity_id for m in (*batch.mentions, *batch.about)} | set(retirement.touched)
+    mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
+    chunk_counts = Counter(c.document_id for c in batch.chunks)
+    store.graph.commit_documents(
+        [(d.document, chunk_counts[d.document.id]) for d in batch.documents], phase.config_hash
+    )
+    return WriteOutcome(len(superseded), len(retirement.removed))
