@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.metadata import version
 
 from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
@@ -97,7 +98,7 @@ def create_app(
     app = FastAPIOffline(
         title="agrag",
         description=DESCRIPTION,
-        version="1",
+        version=f"{version('agrag')} (API v1)",
         lifespan=lifespan,
         swagger_ui_parameters={"defaultModelsExpandDepth": 0, "docExpansion": "list"},
     )
