@@ -34,6 +34,20 @@ class UnknownConfigChoiceError(ConfigError):
         )
 
 
+class ConfigFileError(ConfigError):
+    """A YAML file of the configuration (a recipe, say) is not valid YAML or not UTF-8 text."""
+
+    def __init__(self, path: object, line: int | None, problem: str) -> None:
+        self.path = path
+        self.line = line
+        self.problem = problem
+        where = f"{path}, line {line}" if line is not None else f"{path}"
+        super().__init__(
+            f"Cannot read the configuration file {where}: {problem}. Fix the file (YAML, saved as UTF-8) or move it "
+            "out of the config folder."
+        )
+
+
 class StoreError(AgragError):
     """A graph or vector store failed; the message names the store and the path or URL."""
 
@@ -53,6 +67,38 @@ class NothingIngestedError(StoreError):
         )
 
 
+class GraphQueryRefusedError(StoreError):
+    """A user- or model-written graph query was refused before it ran (a write, an internal table, unbounded work)."""
+
+
+class GraphQueryTimeoutError(StoreError):
+    """A user- or model-written graph query ran past its time limit and was interrupted."""
+
+    def __init__(self, timeout_ms: int) -> None:
+        self.timeout_ms = timeout_ms
+        super().__init__(
+            f"The graph query ran longer than {timeout_ms} ms and was interrupted. Ask for less (add a LIMIT, match "
+            "fewer nodes, avoid cross products) or raise the timeout."
+        )
+
+
+class GraphQueryTooLargeError(StoreError):
+    """A user- or model-written graph query's result (or its work) is larger than the caps allow; nothing was kept."""
+
+    def __init__(self, what: str, fix: str) -> None:
+        self.what = what
+        super().__init__(f"The graph query was stopped: {what}. {fix}")
+
+
+class CorruptedStoreError(StoreError):
+    """A store of the data dir is damaged: nothing was changed; the message names the damage and the fix."""
+
+    def __init__(self, data_dir: object, damage: str, fix: str) -> None:
+        self.data_dir = data_dir
+        self.damage = damage
+        super().__init__(f"The data dir {data_dir} is damaged: {damage}. Nothing was changed. {fix}")
+
+
 class IngestError(AgragError):
     """Ingestion could not go on."""
 
@@ -68,6 +114,87 @@ class IngestInterruptedError(IngestError):
         )
 
 
+class DocumentsOfOtherFolderError(IngestError):
+    """An ingestion would supersede documents that may have come from another folder, so it wrote nothing.
+
+    Attributes:
+        conflicts: ``(source_path, where the stored one came from)`` for each document it would supersede.
+    """
+
+    OVERRIDE = "ingest.supersede_other_folders=true"
+    NAMED = 5
+
+    def __init__(self, folder: str, conflicts: Iterable[tuple[str, str]]) -> None:
+        self.folder = folder
+        self.conflicts = tuple(conflicts)
+        named = "; ".join(f"{path} ({where})" for path, where in self.conflicts[: self.NAMED])
+        more = f"; and {len(self.conflicts) - self.NAMED} more" if len(self.conflicts) > self.NAMED else ""
+        super().__init__(
+            f"Refusing to ingest {folder}: {len(self.conflicts)} of its files would supersede a stored document that "
+            f"may have come from another folder: {named}{more}. Nothing was written. If these files replace those "
+            f"documents, ingest again with the override {self.OVERRIDE}; to keep both, ingest this folder into "
+            "another data dir (AGRAG_DATA_DIR)."
+        )
+
+
+class EmptyIngestPathError(IngestError):
+    """``agrag ingest ""``: an empty folder name, which would otherwise mean the current folder or the files root."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The folder to ingest is empty (''). Name the folder of documents, e.g. `agrag ingest examples/acme_notes`"
+            " (write `.` for the current folder, or for the files root when AGRAG_FILES_ROOT is set)."
+        )
+
+
+class FileSelectionError(IngestError):
+    """Files chosen for ingestion (paths or globs under the files root) could not be taken; nothing was queued."""
+
+
+class NoFilesRootError(FileSelectionError):
+    """Files were chosen by path, but no files root says which part of the disk may be read."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Ingesting files needs a files root, the only folder whose files may be read: start the server with "
+            "--files-root FOLDER (or set AGRAG_FILES_ROOT). Or pass the document's text instead."
+        )
+
+
+class FileOutsideRootError(FileSelectionError):
+    """A chosen path leads outside the files root (through '..', an absolute path or a symlink), or is hidden."""
+
+    def __init__(self, path: str, root: object, why: str) -> None:
+        self.path = path
+        super().__init__(
+            f"Refusing to ingest {path!r}: {why}. Only files inside the files root {root} can be ingested; give "
+            "paths or globs relative to it, e.g. 'reports/*.md'."
+        )
+
+
+class NoFilesMatchedError(FileSelectionError):
+    """A chosen path or glob names no readable file under the files root."""
+
+    def __init__(self, pattern: str, root: object, suffixes: Iterable[str]) -> None:
+        self.pattern = pattern
+        super().__init__(
+            f"{pattern!r} matches no file under the files root {root} that agrag reads ({', '.join(suffixes)}). "
+            "Check the path (relative to the files root, '**' for any depth of folders) and call again."
+        )
+
+
+class TooManyFilesError(FileSelectionError):
+    """The chosen paths and globs match more files than one call may ingest."""
+
+    def __init__(self, count: int, limit: int) -> None:
+        self.count = count
+        self.limit = limit
+        super().__init__(
+            f"The paths match {count} files, more than the {limit} one call may ingest. Narrow the globs, or split "
+            f"the files over several calls of at most {limit} each."
+        )
+
+
 class DocumentNotFoundError(AgragError, LookupError):
     """A document id names no stored document."""
 
@@ -76,6 +203,23 @@ class DocumentNotFoundError(AgragError, LookupError):
         super().__init__(
             f"No document has the id {document_id!r} in this data dir. Document ids start with 'd'; the `document_id` "
             "of any search result or chunk shows one."
+        )
+
+
+class UnknownDocumentIdError(DocumentNotFoundError):
+    """A search filter or an evidence scope names document ids that no stored document has."""
+
+    def __init__(self, document_ids: Iterable[str]) -> None:
+        self.document_ids = tuple(document_ids)
+        self.document_id = self.document_ids[0] if self.document_ids else ""
+        named = ", ".join(repr(i) for i in self.document_ids[:5])
+        more = f" and {len(self.document_ids) - 5} more" if len(self.document_ids) > 5 else ""
+        noun = "id" if len(self.document_ids) == 1 else "ids"
+        AgragError.__init__(
+            self,
+            f"No stored document has the {noun} {named}{more}, so nothing can be found in it. List the documents and "
+            "their ids with `agrag documents` (HTTP: GET /v1/documents); the `document_id` of any search result shows "
+            "one too.",
         )
 
 
@@ -128,7 +272,11 @@ class AllRetrievalMethodsFailedError(RetrievalError):
     def __init__(self, failures: dict[str, str]) -> None:
         self.failures = dict(failures)
         detail = "; ".join(f"{method}: {reason}" for method, reason in sorted(self.failures.items()))
-        super().__init__(f"Every retrieval method failed ({detail}). Check that `agrag ingest` ran on this data dir.")
+        refused = all(reason.startswith("FilterNotHonouredError") for reason in self.failures.values())
+        fix = (
+            "Drop the filter or pick another recipe." if refused else "Check that `agrag ingest` ran on this data dir."
+        )
+        super().__init__(f"Every retrieval method failed ({detail}). {fix}")
 
 
 class Text2CypherError(RetrievalError):
@@ -144,8 +292,54 @@ class Text2CypherError(RetrievalError):
         )
 
 
+class FilterNotHonouredError(RetrievalError):
+    """A search method or step cannot keep to a filter of the search, so it did not run (it never runs unfiltered).
+
+    ``agrag.components.retrievers.filter_support`` declares which methods and steps honour which filters.
+    """
+
+    def __init__(self, part: str, search_filter: str, reason: str, honouring: Iterable[str] = ()) -> None:
+        self.part = part
+        self.search_filter = search_filter
+        self.reason = reason
+        self.honouring = tuple(honouring)
+        instead = f" ({', '.join(self.honouring)} keep to it)" if self.honouring else ""
+        super().__init__(
+            f"{part} cannot keep to the {search_filter} filter ({reason}), so it did not run. Search without "
+            f"{search_filter}, or use a recipe without {part}{instead}."
+        )
+
+
+class QueryTextError(RetrievalError):
+    """A query holds characters that are not text: bytes that were not UTF-8 (a shell argument in another encoding)."""
+
+    def __init__(self, query: str, position: int) -> None:
+        self.position = position
+        try:  # bytes of a shell argument come as surrogate escapes: show them as the bytes they were
+            raw = query.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate from JSON
+            raw = query.encode("utf-8", "backslashreplace")
+        shown = raw.decode("utf-8", "backslashreplace")
+        super().__init__(
+            f"The query '{shown[:200]}' holds bytes that are not UTF-8 text (at character {position}). Type it "
+            "again in a UTF-8 terminal, or convert it (e.g. with iconv) before passing it."
+        )
+
+
 class EvidenceError(AgragError):
     """An evidence id or an evidence call is not valid."""
+
+
+class AnswerFileError(EvidenceError):
+    """The draft answer to check or render could not be read: a missing path, a folder, or not UTF-8 text."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(
+            f"Cannot read the answer {path}: {problem}. Give a UTF-8 text file with the draft answer, or - to read "
+            "it from standard input."
+        )
 
 
 class EvaluationError(AgragError):

@@ -37,6 +37,9 @@ Parameters:
 - overrides: Hydra overrides as a list, for example ["ingest/extractor=llm", "ingest.max_llm_calls=5000"].
 - data_dir: where the stores are written. A run of `agrag serve` writes only the data dir that server holds (the
   default); leave it as it is.
+- files: (optional) only these files of the folder, as paths relative to it, e.g. ["q3/report.md"]; empty: the whole
+  folder. The folder's other documents stay as they are; a chosen file gets the same document id as in a whole-folder
+  run.
 
 Every stage is a task and logs its one-line result. The run publishes an ingest report artifact (each file ingested,
 unchanged or failed with the reason; the stage table; what the ontology pruned; the LLM estimate and fallbacks) and

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TypeVar, cast
 
 from prefect import flow
 from prefect.client.schemas.objects import State
 
+from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.ingestion_run import RunKind
 from agrag.components.data_models.loaded_document import LoadedDocument
@@ -20,18 +22,26 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.errors import AgragError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.loaders.file_failure import FileFailure
-from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.flows import community_tasks, write_tasks
 from agrag.flows import ingest_tasks as tasks
 from agrag.flows.ingest_control import IngestControl
-from agrag.flows.ingest_report import FAILED, INGESTED, UNCHANGED, FileStatus, IngestReport
+from agrag.flows.ingest_report import (
+    FAILED,
+    INGESTED,
+    NO_TEXT,
+    NO_TEXT_REASON,
+    UNCHANGED,
+    FileStatus,
+    IngestReport,
+)
 from agrag.flows.ingest_report_markdown import publish_ingest_report
 from agrag.flows.ingest_tasks import Phase
 from agrag.flows.run_context import RunContext, current_run, requester, tracked_run
-from agrag.flows.run_inputs import check_overrides, run_settings
+from agrag.flows.run_inputs import check_overrides, run_folder, run_settings
 from agrag.flows.run_outcome import ended, failed_state, ingest_state, quiet_engine_tracebacks, record
+from agrag.flows.source_folders import claim_documents
 from agrag.flows.stage_clock import StageClock, as_is
 from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, phase_hashes, reports_use_llm
@@ -54,8 +64,10 @@ def ingest_into(
     llm: OpenAIChatClient | None = None,
     progress: bool = False,
     control: IngestControl | None = None,
+    files_root: Path | None = None,
+    files: Sequence[str] | None = None,
 ) -> IngestReport:
-    """Run every stage on ``folder`` against open stores; unchanged documents are skipped before any work.
+    """Run every stage on ``folder`` (or only ``files`` of it) against open stores; unchanged documents are skipped.
 
     Each phase journals what it finished (per document version and configuration hash) in the store's phase
     journal, so a run that was killed, started again with the same files and settings, redoes only unfinished work.
@@ -71,8 +83,13 @@ def ingest_into(
         progress: Show progress bars.
         control: Checked at every safe point (between stages, commit batches, embedding slices and LLM extraction
             batches) and told as each stage starts and ends; None runs to the end and tells nobody.
+        files_root: ``AGRAG_FILES_ROOT``: document ids are paths relative to it (else absolute paths).
+        files: Only these files of ``folder`` (POSIX paths relative to it); None: the whole folder. The folder's
+            other documents are left as they are; the chosen ones get the ids a whole-folder run gives them.
 
     Raises:
+        DocumentsOfOtherFolderError: files would supersede documents that may be another folder's (raised before
+            any write; ``ingest.supersede_other_folders=true`` allows it).
         LLMNotConfiguredError: the configuration needs an LLM and ``llm`` is None (raised before any work).
         StoreError: ``store`` was opened without a phase journal.
         IngestInterruptedError: ``control`` was cancelled; the next run resumes from the phase markers.
@@ -84,8 +101,13 @@ def ingest_into(
     hashes = phase_hashes(config, llm.model if llm is not None else None)
     calls_before = (llm.calls, llm.cache_hits) if llm is not None else (0, 0)
     clock = StageClock(control)
-    documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest))
+    documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest, files_root, files))
     clock.completed("load", IngestReport(folder, len(documents), 0, 0, tuple(failures)))
+    claimed = claim_documents(folder, documents, store.graph, supersede=config.ingest.supersede_other_folders)
+    documents = claimed.documents
+    if claimed.adopted:  # documents stored before folders were recorded: now they are this folder's
+        with store.writing():
+            store.graph.record_source_folders(claimed.adopted)
     changed = clock.run("select-changed", lambda: tasks.select_changed(as_is(documents), store))
     # work journaled for another version of these files can never be reused
     journal.forget_documents_except(
@@ -155,7 +177,12 @@ def _ingest_changed(
     ingest = config.ingest
     chunked = clock.run("chunk", lambda: tasks.chunk_documents(as_is(changed), ingest, Phase(journal, hashes.chunk)))
     chunks = chunked.value
-    report = replace(report, chunks_written=len(chunks), chunks_by_kind=dict(Counter(c.kind for c in chunks)))
+    report = replace(
+        report,
+        chunks_written=len(chunks),
+        chunks_by_kind=dict(Counter(c.kind for c in chunks)),
+        files=_without_text(report.files, changed, chunks),
+    )
     clock.completed("chunk", report, final=False)  # how many older chunks are superseded, the write tells
     extracted = clock.run(
         "extract",
@@ -295,6 +322,15 @@ def _other_settings(
     return tuple(sorted(d.source_path for d in unchanged if recorded.get(d.id, "") not in ("", current)))
 
 
+def _without_text(
+    files: tuple[FileStatus, ...], changed: list[LoadedDocument], chunks: list[Chunk]
+) -> tuple[FileStatus, ...]:
+    """Mark the changed files that gave no searchable chunk (a file of headings only) with the warning ``no text``."""
+    searchable = {c.document_id for c in chunks if c.searchable}
+    empty = {d.document.source_path for d in changed if d.document.id not in searchable}
+    return tuple(FileStatus(f.source_path, NO_TEXT, NO_TEXT_REASON) if f.source_path in empty else f for f in files)
+
+
 def _file_statuses(
     documents: list[LoadedDocument], changed: list[LoadedDocument], failures: list[FileFailure]
 ) -> tuple[FileStatus, ...]:
@@ -318,6 +354,8 @@ def ingest_flow(
     progress_bar: bool = False,
     data_dir: str | None = None,
     embedding_cache_dir: str | None = None,
+    *,
+    files: list[str] | None = None,
 ) -> State[IngestReport]:
     """Ingest ``folder`` into the data dir of ``AGRAG_DATA_DIR`` (or ``data_dir``).
 
@@ -333,6 +371,7 @@ def ingest_flow(
         data_dir: The data dir to write; empty: ``AGRAG_DATA_DIR`` of the process running the flow. A run of
             ``agrag serve``'s deployment must name that server's data dir (the default) or leave it empty.
         embedding_cache_dir: Keep embeddings here instead of ``AGRAG_EMBEDDING_CACHE_DIR``.
+        files: Only these files of ``folder`` (paths relative to it, e.g. ``["q3/report.md"]``); empty: all of it.
 
     Returns:
         The final state; its result is what the run did, stage by stage.
@@ -341,26 +380,41 @@ def ingest_flow(
     source, outer = requester(), current_run()
     try:
         settings = run_settings(data_dir, embedding_cache_dir, source)
-        root = str(resolve_ingest_folder(folder, settings.agrag.files_root, source))
+        root = str(run_folder(folder, settings, source))
         check_overrides(overrides, settings, source)
         with (
             runtime_for(overrides, settings) as runtime,
             tracked_run(runtime.runs, RunKind.INGEST, root, overrides) as run,
         ):
-            return ended(run, lambda: _ingest_run(root, overrides, progress_bar, runtime, run))
+            chosen = list(files) if files else None
+            return ended(run, lambda: _ingest_run(root, overrides, progress_bar, runtime, run, files=chosen))
     except AgragError as exc:  # before the run was recorded: a bad folder, data dir or override, a locked data dir
         return record(outer, failed_state(exc))
 
 
 def _ingest_run(
-    root: str, overrides: Sequence[str], progress_bar: bool, runtime: Runtime, run: RunContext
+    root: str,
+    overrides: Sequence[str],
+    progress_bar: bool,
+    runtime: Runtime,
+    run: RunContext,
+    *,
+    files: list[str] | None,
 ) -> tuple[State[IngestReport], IngestReport]:
     """Ingest ``root`` with the runtime's stores under the run's control; publish the report; the final state."""
     config = runtime.config_for(overrides)
     check_llm_needs(config.ingest, runtime.llm)
     embedder = runtime.ingest_embedder(progress_bar)
     report = ingest_into(
-        root, config, runtime.store, embedder, llm=runtime.llm, progress=progress_bar, control=run.control
+        root,
+        config,
+        runtime.store,
+        embedder,
+        llm=runtime.llm,
+        progress=progress_bar,
+        control=run.control,
+        files_root=runtime.settings.agrag.files_root,
+        files=files,
     )
     publish_ingest_report(report, str(runtime.data_dir))
     return ingest_state(report), report
@@ -373,6 +427,7 @@ def run_ingest(
     progress_bar: bool = False,
     data_dir: str | None = None,
     embedding_cache_dir: str | None = None,
+    files: Sequence[str] | None = None,
 ) -> IngestReport:
     """Call ``ingest_flow`` and return its report, or raise the error it ended with (an ``AgragError``).
 
@@ -385,6 +440,7 @@ def run_ingest(
         progress_bar=progress_bar,
         data_dir=data_dir,
         embedding_cache_dir=embedding_cache_dir,
+        files=list(files) if files else None,
         return_state=True,
     )
     # the flow returns its final state, which Prefect makes the run's state: the typed result is one level down

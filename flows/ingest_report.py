@@ -12,11 +12,13 @@ from agrag.components.loaders.file_failure import FileFailure
 INGESTED = "ingested"
 UNCHANGED = "unchanged"
 FAILED = "failed"
+NO_TEXT = "no text"  # a warning: the version was stored, but has nothing to search (only headings, say)
+NO_TEXT_REASON = "nothing to search: the file has no text outside its headings (0 chunks)"
 
 
 @dataclass(frozen=True, slots=True)
 class FileStatus:
-    """What happened to one file: ``ingested``, ``unchanged`` or ``failed`` (with the reason)."""
+    """What happened to one file: ``ingested``, ``unchanged``, ``no text`` (a warning) or ``failed`` (with why)."""
 
     source_path: str
     status: str
@@ -95,6 +97,11 @@ class IngestReport:
     def seconds(self) -> float:
         """Total time of the stages."""
         return sum(self.stage_seconds.values())
+
+    @property
+    def without_text(self) -> tuple[FileStatus, ...]:
+        """The files stored with nothing to search (status ``no text``): a warning."""
+        return tuple(f for f in self.files if f.status == NO_TEXT)
 
 
 def stage_lines(report: IngestReport, *, final: bool = True) -> dict[str, str]:

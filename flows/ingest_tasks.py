@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Generic, TypeVar
 
 from prefect import get_run_logger, task
@@ -79,10 +80,16 @@ def entity_embedding_text(entity: Entity) -> str:
 
 
 @task(name="load", cache_policy=NO_CACHE, persist_result=False)
-def load_documents(folder: str, config: IngestConfig) -> tuple[list[LoadedDocument], list[FileFailure]]:
-    """Read the folder's files; unreadable files are reported, not fatal."""
+def load_documents(
+    folder: str, config: IngestConfig, files_root: Path | None = None, files: Sequence[str] | None = None
+) -> tuple[list[LoadedDocument], list[FileFailure]]:
+    """Read the folder's files, or only ``files`` of it (ids relative to ``files_root`` if inside it).
+
+    Unreadable files are reported.
+    """
     loader = FolderLoader(max_bytes=config.loader.max_file_bytes, suffixes=config.loader.suffixes)
-    out = loader.run(root=folder)
+    root_text = str(files_root) if files_root is not None else None
+    out = loader.run(root=folder, files_root=root_text, files=list(files) if files is not None else None)
     return out["documents"], out["failures"]  # type: ignore[return-value]
 
 

@@ -40,6 +40,10 @@ def ingest_summary(report: IngestReport) -> str:
         return f"No supported documents were found in {report.folder}; nothing was ingested."
     if not report.documents_ingested:
         return f"Nothing new: all {_files(report.documents_seen)} were unchanged and skipped."
+    if empty := report.without_text:
+        named = "; ".join(f.source_path for f in empty[:FAILURES_NAMED])
+        more = f" and {len(empty) - FAILURES_NAMED} more" if len(empty) > FAILURES_NAMED else ""
+        return f"{done}; warning: {_files(len(empty))} had no text outside headings (0 chunks): {named}{more}."
     return f"{done}."
 
 

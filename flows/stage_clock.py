@@ -11,6 +11,7 @@ from prefect.utilities.annotations import quote
 from agrag.components.data_models.ingestion_run import StageState
 from agrag.flows.ingest_control import IngestControl, checkpoint
 from agrag.flows.ingest_report import IngestReport, stage_lines
+from agrag.flows.progress import announce_stage
 
 T = TypeVar("T")
 
@@ -50,5 +51,6 @@ class StageClock:
             self._tell(name, StageState.SKIPPED, why)
 
     def _tell(self, name: str, state: StageState, line: str = "") -> None:
+        announce_stage(name, state, line, self.seconds.get(name))
         if self.control is not None:
             self.control.on_stage(name, state, line)

@@ -11,15 +11,16 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, get_args, get_origin
 
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; only its error class is used
 from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from omegaconf import OmegaConf, open_dict
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
-from agrag.components.errors import ConfigError, UnknownConfigChoiceError
+from agrag.components.errors import ConfigError, ConfigFileError, UnknownConfigChoiceError
 from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.settings import load_agrag_settings
 
@@ -76,6 +77,17 @@ def _valid_keys(loc: Sequence[str | int]) -> list[str]:
     return sorted({key for model in models for key in model.model_fields})
 
 
+def _is_map(loc: Sequence[str]) -> bool:
+    """Whether the setting at the dotted path ``loc`` is a dict (a map the user may add entries to)."""
+    models: list[type[BaseModel]] = [AgragConfig]
+    for part in loc[:-1]:
+        models = [
+            m for model in models if part in model.model_fields for m in _models_of(model.model_fields[part].annotation)
+        ]
+    annotations = [model.model_fields[loc[-1]].annotation for model in models if loc[-1] in model.model_fields]
+    return any(get_origin(a) is dict or a is dict for a in annotations)
+
+
 def describe_validation_error(exc: ValidationError) -> str:
     """One line per problem: the dotted key, what is wrong, and the valid keys for a misspelled one."""
     lines = []
@@ -88,6 +100,43 @@ def describe_validation_error(exc: ValidationError) -> str:
         else:
             lines.append(f"{key}: {error['msg']} (got {error.get('input')!r})")
     return "Invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def _not_a_setting(key: str) -> str:
+    """The message for an override of a key that does not exist: the nearest level that exists, and its keys."""
+    parts = key.split(".")
+    known = parts[:-1]
+    while known and not _valid_keys(known):
+        known.pop()
+    valid = _valid_keys(known)
+    where = ".".join(known) or "the top level"
+    missing = ".".join(parts[: len(known) + 1])
+    if missing != key and parts[len(known)] in valid:  # a map or a plain value, not a section of settings
+        if _is_map(parts[: len(known) + 1]):
+            return (
+                f"{key} is not a setting: the map {missing} has no entry {parts[len(known) + 1]!r}. To add one, "
+                f"write the override with a plus: +{key}=..."
+            )
+        return f"{key} is not a setting: {missing} is a value, not a section. Write {missing}=... instead."
+    if missing != key:
+        return (
+            f"{key} is not a setting: {where} has no key {parts[len(known)]!r} (valid keys under {where}: "
+            f"{', '.join(valid)}). Check the spelling of the override."
+        )
+    return f"{key} is not a setting (valid keys here: {', '.join(valid)}). Check the spelling of the override."
+
+
+def _undecodable_file(dirs: Sequence[Path], exc: UnicodeDecodeError) -> ConfigError:
+    """The YAML file that is not UTF-8 (Hydra's error does not name it), with the line of the first bad byte."""
+    for folder in dirs:
+        for path in sorted(folder.rglob("*.yaml")):
+            data = path.read_bytes()
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                line = data[: bad.start].count(b"\n") + 1
+                return ConfigFileError(path, line, f"byte 0x{data[bad.start]:02x} is not UTF-8 text ({bad.reason})")
+    return ConfigError(f"A YAML file of the configuration is not UTF-8 text ({exc.reason}). Save it as UTF-8.")
 
 
 def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> dict[str, Any]:
@@ -105,12 +154,15 @@ def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
     except HydraException as exc:
         match = _OVERRIDE_KEY.search(str(exc))
         if match:
-            key = match.group(1)
-            valid = _valid_keys(key.split(".")[:-1])
-            raise ConfigError(
-                f"{key} is not a setting (valid keys here: {', '.join(valid)}). Check the spelling of the override."
-            ) from exc
+            raise ConfigError(_not_a_setting(match.group(1))) from exc
         raise ConfigError(f"Could not compose the configuration: {exc}") from exc
+    except yaml.YAMLError as exc:  # a YAML file of the config folders does not parse
+        mark = getattr(exc, "problem_mark", None)
+        problem = str(getattr(exc, "problem", None) or exc).strip()
+        path = mark.name if mark is not None else "a YAML file of the configuration"
+        raise ConfigFileError(path, mark.line + 1 if mark is not None else None, problem) from exc
+    except UnicodeDecodeError as exc:
+        raise _undecodable_file(dirs, exc) from exc
     except MissingMandatoryValue as exc:
         key = exc.full_key or "a value marked ???"
         raise ConfigError(

@@ -39,6 +39,7 @@ from agrag.components.evidence.span_text import span_text
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.joiners.rrf_joiner import reciprocal_rank_fusion
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
+from agrag.components.safe_text import require_text
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, QueryLeg
@@ -102,8 +103,10 @@ class EvidenceSession:
 
         Raises:
             EvidenceError: an unknown mode, or a limit outside 1 to 100.
+            QueryTextError: the query holds bytes that were not UTF-8.
         """
         mode = _member(DiscoverMode, mode, "discover mode")
+        require_text(query)
         if not 1 <= limit <= MAX_LIMIT:
             raise EvidenceError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}.")
         if self.scope.document_ids == ():
@@ -186,7 +189,9 @@ class EvidenceSession:
 
         Raises:
             EvidenceError: a limit outside 1 to 100.
+            QueryTextError: the query holds bytes that were not UTF-8.
         """
+        require_text(query)
         if not 1 <= limit <= MAX_LIMIT:
             raise EvidenceError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}.")
         if self.scope.document_ids == ():
@@ -194,7 +199,11 @@ class EvidenceSession:
         ids_of_documents = None if self.scope.document_ids is None else self.store.graph.entity_ids_of_documents
         filters = None if self.scope.document_ids is None else SearchFilters(document_ids=self.scope.document_ids)
         retriever = QdrantEntityRetriever(
-            self.store.entities, top_k=limit, ids_of_documents=ids_of_documents, names=self._names
+            self.store.entities,
+            top_k=limit,
+            ids_of_documents=ids_of_documents,
+            names=self._names,
+            graph=self.store.graph,
         )
         embedding = Embedding(tuple(self.embedder.embed_batch([query])[0]))
         out = retriever.run(query=query, query_embedding=embedding, filters=filters)
@@ -277,7 +286,8 @@ class EvidenceSession:
         found = self._entity_evidence([entity])
         if found:
             return found[0]
-        named = [e.id for e in self.store.graph.find_entities_by_name(entity, limit=5)]
+        # Within a scope, only a name in-scope text uses finds an entity (not the name another document gives it).
+        named = [e.id for e in self.store.graph.entities_named_in_scope(entity, self.scope.documents, limit=5)]
         found = self._entity_evidence(named)
         return found[0] if found else None
 
@@ -285,15 +295,14 @@ class EvidenceSession:
         graph = self.store.graph
         visible = graph.visible_entities(entity_ids, self.scope.documents)
         support = graph.entity_support_in_scope([e.id for e in visible], self.scope.documents, SUPPORT_PER_ENTITY)
-        # An entity's description is merged from every document that describes it, so within a scope it could
-        # carry text of a document outside it: a scoped session shows the passages, not the description.
-        described = self.scope.document_ids is None
+        # Within a scope the store names each entity from in-scope records only, and gives a description only when
+        # no document outside the scope names the record it comes from.
         return tuple(
             EntityEvidence(
                 e.id,
                 e.name,
                 e.label,
-                e.description if described else "",
+                e.description,
                 tuple(str(EvidenceId.of_chunk_id(c)) for c in support.get(e.id, ())),
             )
             for e in visible

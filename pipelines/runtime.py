@@ -137,6 +137,7 @@ def open_runtime(
     *,
     require_data: bool = True,
     embedder: SentenceTransformersTextEmbedder | None = None,
+    check_vectors: bool = True,
 ) -> Runtime:
     """Compose the config, then open the embedder, the LLM client, the stores and the search engine.
 
@@ -146,11 +147,14 @@ def open_runtime(
         require_data: Refuse a data dir nothing was ingested into (every command but ingestion).
         embedder: An embedder of the configured model prepared by the caller (``agrag eval`` brings one with its
             own embedding cache); by default one is made here.
+        check_vectors: Refuse vector collections that lack points the graph says they hold (every command but
+            ``agrag repair``, which rebuilds them).
 
     Raises:
         ConfigError: a bad override or setting.
         NothingIngestedError: ``require_data`` and the data dir holds nothing yet.
         StoreLockedError: another process holds the data dir.
+        CorruptedStoreError: a store of the data dir is damaged (the message names the damage and the fix).
     """
     settings = settings or load_settings()
     config = compose_config(overrides, settings)
@@ -165,7 +169,9 @@ def open_runtime(
             f"The embedder given uses {embedder.model!r}, but embedder.model is {config.embedder.model!r}."
         )
     llm = llm_client(settings.agrag)
-    store = open_knowledge_store(settings.agrag, config.vector_store, embedder, settings.retrieval)
+    store = open_knowledge_store(
+        settings.agrag, config.vector_store, embedder, settings.retrieval, check_vectors=check_vectors
+    )
     engine = SearchEngine(store, embedder, settings.retrieval, llm=llm)
     runs = SqliteRunRegistry.of(settings.agrag.data_dir)
     try:

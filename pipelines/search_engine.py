@@ -19,17 +19,27 @@ from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalError
+from agrag.components.errors import AllRetrievalMethodsFailedError, FilterNotHonouredError, RetrievalError
 from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.retrievers.filter_conditions import check_properties
+from agrag.components.retrievers.filter_support import refusals
 from agrag.components.retrievers.graph_candidate_retriever import GraphCandidateRetriever
-from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
+from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever, entity_passes
+from agrag.components.safe_text import require_text
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.pipelines.config_models import RecipeConfig
 from agrag.pipelines.event_loop_thread import EventLoopThread
-from agrag.pipelines.search_pipeline import CUT, FUSION, STEPS, build_search_pipeline, pipeline_inputs
+from agrag.pipelines.search_pipeline import (
+    CUT,
+    FUSION,
+    STEPS,
+    build_search_pipeline,
+    pipeline_inputs,
+    recipe_parts,
+    without_parts,
+)
 from agrag.pipelines.settings import RetrievalSettings, load_retrieval_settings
 
 logger = logging.getLogger(__name__)
@@ -123,25 +133,37 @@ class SearchEngine:
     ) -> SearchResponse:
         """Run ``recipe`` for ``query`` within ``filters``; return the results and the trace.
 
+        A method or step that ``filter_support`` says cannot keep to a filter given does not run: its trace entry
+        fails with a ``FilterNotHonouredError`` naming it and the filter, and the other parts still return.
+
         Raises:
             RetrievalError: an empty query, or a filter property no collection stores.
             AllRetrievalMethodsFailedError: every method of the recipe failed (the trace names why).
         """
-        if not query.strip():
+        if not require_text(query).strip():
             raise RetrievalError("The query is empty. Give a question or some keywords to search for.")
         if filters is not None:
             check_properties(filters)
-        pipeline = self.pipeline_for(recipe)
         started = time.perf_counter()
         method_names = [m.value for m in recipe.methods]
+        # A part that cannot keep to a filter does not run at all (never unfiltered); the trace says why.
+        parts = recipe_parts(recipe)
+        refused = {parts[part]: error for part, error in refusals(parts, filters).items()}
+        if len(refused.keys() & set(method_names)) == len(method_names):
+            raise AllRetrievalMethodsFailedError({name: _refusal(refused[name]) for name in method_names})
+        runnable = without_parts(recipe, [p for p in parts if parts[p] in refused]) if refused else recipe
+        pipeline = self.pipeline_for(runnable)
         try:
             outputs = await pipeline.run_async(
-                pipeline_inputs(recipe, query, filters),
+                pipeline_inputs(runnable, query, filters),
                 include_outputs_from={*method_names, FUSION, *STEPS},
                 concurrency_limit=self.concurrency_limit,
             )
         except PipelineRuntimeError as exc:
             raise RetrievalError(f"Search step {exc.component_name!r} failed: {exc}") from exc
+        for name, error in refused.items():
+            logger.info("Search part %s did not run: %s", name, error)
+            outputs[name] = {"status": MethodStatus(name, ok=False, count=0, elapsed_ms=0.0, error=_refusal(error))}
         results: list[SearchResult] = outputs[CUT]["results"]
         trace = SearchTrace(
             query=query,
@@ -168,18 +190,17 @@ class SearchEngine:
 
         ``filters`` (labels, document ids, properties) apply to both ways; None when nothing matches.
         """
-        exact = [e for e in self.store.graph.find_entities_by_name(name, limit=5) if _passes(e, filters)]
-        if exact and (filters is None or not filters.document_ids):
+        documents = filters.document_ids if filters is not None and filters.document_ids else None
+        graph = self.store.graph
+        # Within documents, only a name their text uses finds an entity, and the entity is named as they name it.
+        named = graph.entities_named_in_scope(name, documents) if documents else graph.find_entities_by_name(name)
+        exact = [e for e in named if entity_passes(e, filters)]
+        if exact:
             return exact[0]
-        if exact and filters is not None:
-            allowed = self.store.graph.entity_ids_of_documents(list(filters.document_ids))
-            exact = [e for e in exact if e.id in allowed]
-            if exact:
-                return exact[0]
         # By similarity alone: a misspelt "Orion Planer" means the Orion Planner, not the entity "Orion" it names.
         embedding = (await asyncio.to_thread(self.embedder.run, text=name))["embedding"]
         lookup = QdrantEntityRetriever(
-            self.store.entities, top_k=1, ids_of_documents=self.store.graph.entity_ids_of_documents
+            self.store.entities, top_k=1, ids_of_documents=graph.entity_ids_of_documents, graph=graph
         )
         out = await asyncio.to_thread(lookup.run, query=name, query_embedding=embedding, filters=filters)
         status = out["status"]
@@ -229,13 +250,5 @@ class SearchEngine:
         raise RetrievalError(f"No entity is called or has the id {seed!r}.{hint}")
 
 
-def _passes(entity: Entity, filters: SearchFilters | None) -> bool:
-    if filters is None:
-        return True
-    if filters.labels and entity.label not in filters.labels:
-        return False
-    for key, value in filters.properties.items():
-        stored = {"name": entity.name, "label": entity.label}.get(key)
-        if stored is None or stored not in (value if isinstance(value, tuple) else (value,)):
-            return False
-    return True
+def _refusal(error: FilterNotHonouredError) -> str:
+    return f"{type(error).__name__}: {error}"

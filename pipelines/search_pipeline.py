@@ -8,6 +8,7 @@ walk, walk passages, reports) once; the optional re-rank re-orders; ``cut`` keep
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from haystack import Pipeline
@@ -40,8 +41,32 @@ RERANK = "rerank"
 CUT = "cut"
 STEPS = (WALK, EXPAND, RERANK)
 
-# Methods that take ``filters`` (text2cypher and ppr have no store query a filter could narrow).
-FILTERED = {RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY}
+# Methods that take ``filters`` (text2cypher refuses every filter: see ``filter_support``).
+FILTERED = {RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY, RetrievalMethod.PPR}
+
+
+def recipe_parts(recipe: RecipeConfig) -> dict[str, str]:
+    """The parts of ``recipe`` as ``filter_support`` names them, each with the trace entry that reports it."""
+    parts = {m.value: m.value for m in recipe.methods}
+    if recipe.bfs:
+        parts["bfs_passages" if recipe.bfs_passages else "bfs"] = WALK
+    if recipe.community_expand:
+        parts[EXPAND] = EXPAND
+    if recipe.reranker is not None:
+        parts[recipe.reranker.value] = RERANK
+    return parts
+
+
+def without_parts(recipe: RecipeConfig, parts: Collection[str]) -> RecipeConfig:
+    """``recipe`` without the named parts (not validated again: what is left always builds)."""
+    update: dict[str, Any] = {"methods": tuple(m for m in recipe.methods if m.value not in parts)}
+    if {"bfs", "bfs_passages"} & set(parts):
+        update["bfs"] = False
+    if EXPAND in parts:
+        update["community_expand"] = False
+    if recipe.reranker is not None and recipe.reranker.value in parts:
+        update["reranker"] = None
+    return recipe.model_copy(update=update)
 
 
 def _method(
@@ -56,7 +81,7 @@ def _method(
     graph = store.graph
     if method is RetrievalMethod.ENTITY:
         return QdrantEntityRetriever(
-            store.entities, top_k=top_k, ids_of_documents=graph.entity_ids_of_documents, names=snapshots
+            store.entities, top_k=top_k, ids_of_documents=graph.entity_ids_of_documents, names=snapshots, graph=graph
         )
     if method is RetrievalMethod.CHUNK:
         return QdrantChunkRetriever(store.chunks, top_k=top_k, graph=graph)
@@ -176,9 +201,9 @@ def pipeline_inputs(
         if method in FILTERED and filters is not None:
             data[method.value]["filters"] = filters
     if recipe.bfs and filters is not None and not filters.empty:
-        data[WALK] = {"relation_types": list(filters.relation_types) or None}
-        if recipe.bfs_passages:
-            data[WALK]["filters"] = filters
+        data[WALK] = {"relation_types": list(filters.relation_types) or None, "filters": filters}
+    if recipe.community_expand and filters is not None and not filters.empty:
+        data[EXPAND] = {"filters": filters}
     if recipe.reranker is Reranker.CROSS_ENCODER:
         data[RERANK] = {"query": query}
     return data

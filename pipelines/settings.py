@@ -68,6 +68,20 @@ class AgragSettings(BaseSettings):
     sessions_per_token: int = Field(
         32, ge=1, description="The most evidence sessions one token may hold open on `agrag serve` at once."
     )
+    mcp_ledger_capacity: int = Field(
+        2000,
+        ge=1,
+        le=1_000_000,
+        description="Evidence items each MCP connection keeps for citing (`agrag serve`'s /mcp, `agrag mcp`'s "
+        "default); the oldest read are dropped first, and the reply says so.",
+    )
+    mcp_max_result_chars: int = Field(
+        40_000,
+        ge=2000,
+        le=10_000_000,
+        description="MCP tool replies longer than this (as JSON characters) are shortened, longest lists first, and "
+        "marked truncated (`agrag serve`'s /mcp, `agrag mcp`'s default).",
+    )
 
     @property
     def graph_path(self) -> Path:

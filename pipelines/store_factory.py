@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
-from agrag.components.errors import ConfigError
+from agrag.components.errors import ConfigError, CorruptedStoreError, StoreError, StoreLockedError
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
@@ -33,6 +35,10 @@ PHASE_JOURNAL_FILE = "phases.sqlite"
 MODEL_KEY = "embedding_model"
 DIMENSION_KEY = "embedding_dimension"
 VECTOR_BACKEND_KEY = "vector_store"
+REPAIR_FIX = (
+    "Run `agrag repair` to embed the missing vectors again from the graph (with the same overrides as your other "
+    "commands), or ingest your documents again into a new data dir (AGRAG_DATA_DIR)."
+)
 
 
 def open_embedding_cache(settings: AgragSettings, config: EmbedderConfig) -> SqliteEmbeddingCache | None:
@@ -112,13 +118,97 @@ def check_vector_backend(graph: GraphStore, config: VectorStoreConfig) -> None:
         )
 
 
+def vector_damage(graph: GraphStore, collections: Sequence[VectorStore]) -> list[str]:
+    """What the vector collections lack against the graph; empty when nothing.
+
+    A collection is damaged when it holds fewer points than the graph says were embedded
+    (``GraphStore.embedded_counts``), or cannot read back a sample of them (``GraphStore.embedded_sample``), as a
+    shard whose payload pages were overwritten does while keeping its count.
+    """
+    expected, samples = graph.embedded_counts(), graph.embedded_sample()
+    damage = []
+    for store in collections:
+        name = store.collection.value
+        count = store.count()
+        if count < expected[name]:
+            damage.append(
+                f"the {name} vectors hold {count} points, but the graph has {expected[name]} {name} that were embedded"
+            )
+            continue
+        try:
+            missing = sorted(set(samples[name]) - store.existing_ids(samples[name]))
+        except StoreError as exc:
+            damage.append(f"the {name} vectors cannot be read ({exc})")
+            continue
+        if missing:
+            damage.append(
+                f"the {name} vectors cannot read {len(missing)} of {len(samples[name])} points sampled from the graph "
+                f"(e.g. {missing[0]})"
+            )
+    return damage
+
+
+def _open_collection(
+    collection: VectorCollection,
+    config: VectorStoreConfig,
+    settings: AgragSettings,
+    dimension: int,
+    rrf_k: int,
+    *,
+    set_aside: bool,
+) -> VectorStore:
+    """Open one collection; a Qdrant Edge shard that cannot be opened is damage.
+
+    With ``set_aside`` (``agrag repair``) such a shard is renamed ``<name>.damaged-<time>`` and made anew, empty,
+    for the repair to fill.
+    """
+    try:
+        return open_vector_store(collection, config, settings, dimension, rrf_k)
+    except StoreLockedError:
+        raise
+    except StoreError as exc:
+        if not isinstance(config, EdgeVectorStoreConfig):
+            raise
+        if not set_aside:
+            raise CorruptedStoreError(
+                settings.data_dir, f"the {collection.value} vectors cannot be opened ({exc})", REPAIR_FIX
+            ) from exc
+    shard = settings.vectors_dir / collection.value
+    shard.rename(shard.with_name(f"{shard.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"))
+    return open_vector_store(collection, config, settings, dimension, rrf_k)
+
+
+def _missing_shards(settings: AgragSettings, config: VectorStoreConfig, expected: dict[str, int]) -> list[str]:
+    """The Qdrant Edge collections the graph needs whose shard folder is gone (opening one would make it empty)."""
+    if not isinstance(config, EdgeVectorStoreConfig):
+        return []
+    return [
+        f"the {c.value} vectors are missing (no shard at {settings.vectors_dir / c.value}), but the graph has "
+        f"{expected[c.value]} {c.value} that were embedded"
+        for c in VectorCollection
+        if expected[c.value] > 0 and not (settings.vectors_dir / c.value / "segments").is_dir()
+    ]
+
+
 def open_knowledge_store(
     settings: AgragSettings,
     vector_store: VectorStoreConfig,
     embedder: SentenceTransformersTextEmbedder,
     retrieval: RetrievalSettings | None = None,
+    *,
+    check_vectors: bool = True,
 ) -> KnowledgeStore:
-    """Open the graph and the three vector collections; if one fails to open, the ones already open are closed."""
+    """Open the graph and the three vector collections; if one fails to open, the ones already open are closed.
+
+    The vector collections are checked against the graph first (``vector_damage``): a missing or emptied collection
+    is refused, not made anew, so that no command (a search, or an ingestion that would call every file unchanged)
+    runs on half a data dir. ``check_vectors=False`` is for ``agrag repair``, which rebuilds them.
+
+    Raises:
+        CorruptedStoreError: the graph file is damaged, or a vector collection lacks points the graph says it holds;
+            the message says how to repair it.
+        StoreLockedError: another process holds the data dir.
+    """
     rrf_k = (retrieval or load_retrieval_settings()).rrf_k
     with ExitStack() as opened:
         lock = DataDirLock(settings.data_dir)
@@ -128,11 +218,17 @@ def open_knowledge_store(
         opened.callback(graph.close)
         check_vector_backend(graph, vector_store)
         dimension = embedding_dimension(graph, embedder)
-        chunks = open_vector_store(VectorCollection.CHUNKS, vector_store, settings, dimension, rrf_k)
-        opened.callback(chunks.close)
-        entities = open_vector_store(VectorCollection.ENTITIES, vector_store, settings, dimension, rrf_k)
-        opened.callback(entities.close)
-        communities = open_vector_store(VectorCollection.COMMUNITIES, vector_store, settings, dimension, rrf_k)
+        expected = graph.embedded_counts()
+        if check_vectors and (missing := _missing_shards(settings, vector_store, expected)):
+            raise CorruptedStoreError(settings.data_dir, "; ".join(missing), REPAIR_FIX)
+        collections = []
+        for collection in (VectorCollection.CHUNKS, VectorCollection.ENTITIES, VectorCollection.COMMUNITIES):
+            store = _open_collection(collection, vector_store, settings, dimension, rrf_k, set_aside=not check_vectors)
+            opened.callback(store.close)
+            collections.append(store)
+        chunks, entities, communities = collections
+        if check_vectors and (damage := vector_damage(graph, (chunks, entities, communities))):
+            raise CorruptedStoreError(settings.data_dir, "; ".join(damage), REPAIR_FIX)
         opened.pop_all()
     journal = SqlitePhaseJournal(settings.data_dir / PHASE_JOURNAL_FILE)
     return KnowledgeStore(

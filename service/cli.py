@@ -10,6 +10,8 @@ import typer
 
 from agrag.service.cli_support import Overrides, console, fail, on_data_dir, server_client
 from agrag.service.evidence_commands import evidence
+from agrag.service.mcp_command import mcp
+from agrag.service.repair_command import repair
 from agrag.service.runs_commands import runs
 from agrag.service.runtime_env import apply_offline_defaults, quiet_prefect_run_loggers
 from agrag.service.serve_commands import serve, serve_ingest
@@ -45,10 +47,13 @@ def ingest(
         ingest_on_server(server, folder, list(overrides or []), files=files)
         return
     from agrag.components.errors import AgragError
+    from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
 
     try:
         from agrag.components.loaders.files_root import resolve_ingest_folder
         from agrag.flows.ingest_flow import run_ingest
+        from agrag.flows.progress import stage_lines
+        from agrag.flows.run_inputs import check_data_dir_path
         from agrag.pipelines.ingest_components import check_llm_needs, llm_client
         from agrag.pipelines.runtime import compose_config
         from agrag.pipelines.settings import load_settings
@@ -57,13 +62,19 @@ def ingest(
         settings = load_settings()
         # A wrong path, a typo or a missing LLM fails here, before Prefect starts.
         resolve_ingest_folder(folder, settings.agrag.files_root)
+        check_data_dir_path(settings.agrag.data_dir)
+        if settings.agrag.embedding_cache_dir is not None:
+            check_data_dir_path(settings.agrag.embedding_cache_dir, "AGRAG_EMBEDDING_CACHE_DIR")
         check_llm_needs(compose_config(list(overrides or []), settings).ingest, llm_client(settings.agrag))
         quiet_prefect_run_loggers()
         console.print(
-            f"Ingesting {folder} into {settings.agrag.data_dir} (Prefect is starting; this takes a few seconds)"
+            f"Ingesting {folder} into {settings.agrag.data_dir} (Prefect is starting; this takes a few seconds)",
+            markup=False,
         )
-        report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
-    except AgragError as exc:
+        # A terminal gets progress bars; a pipe or a log file one line per stage (on stderr, as the bars).
+        with private_prefect_api(), stage_lines(None if sys.stderr.isatty() else sys.stderr):
+            report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
+    except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
         return
     print_ingest_report(console, report)
@@ -96,14 +107,19 @@ def search(
     When `agrag serve` holds the data dir, the server runs the search (its recipe overrides pass through).
     """
     from agrag.components.errors import AgragError
+    from agrag.components.safe_text import require_text
     from agrag.service.console import results_json, results_table, trace_table
 
     try:
+        require_text(query)  # here too: a server is sent only text
         filters = _search_filters(label, document, relation_type, prop)
     except AgragError as exc:
         fail(exc)
 
     def in_process(runtime: Any) -> tuple[Any, Any, str]:
+        from agrag.pipelines.document_ids import check_documents_known
+
+        check_documents_known(runtime.store.graph, filters.document_ids if filters is not None else None)
         response = runtime.engine.search_sync(query, runtime.config.recipe, filters)
         return response.results, response.trace, runtime.config.recipe.name
 
@@ -173,10 +189,11 @@ def evaluate(
     try:
         from agrag.service.evaluation.command import DatasetChoice
         from agrag.service.evaluation.command import evaluate as run_eval
+        from agrag.service.server.private_prefect import PrivatePrefectServerError
 
         quiet_prefect_run_loggers()
         run_eval(DatasetChoice(dataset, corpus, questions, triples), list(overrides or []), console)
-    except AgragError as exc:
+    except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
 
 
@@ -196,6 +213,7 @@ def delete(
         delete_on_server(server, document_id, list(overrides or []))
         return
     from agrag.components.errors import AgragError
+    from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
 
     try:
         from agrag.flows.delete_flow import delete_summary, run_delete
@@ -206,11 +224,45 @@ def delete(
         compose_config(list(overrides or []), settings)  # a typo fails here, before Prefect starts
         check_ingested(settings.agrag)
         quiet_prefect_run_loggers()
-        report = run_delete(document_id, list(overrides or []))
-    except AgragError as exc:
+        with private_prefect_api():
+            report = run_delete(document_id, list(overrides or []))
+    except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
         return
     console.print(delete_summary(report), markup=False, highlight=False)
+
+
+@app.command()
+def documents(
+    overrides: Overrides = None,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many documents (the next page).")] = 0,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="The most documents shown.")] = 100,
+) -> None:
+    """List the stored documents with their ids (for --document), titles, paths and the folders they came from."""
+    from agrag.service.console import documents_table
+
+    found = on_data_dir(
+        overrides,
+        lambda runtime: runtime.store.graph.documents(None, offset=offset, limit=limit),
+        lambda server: server.documents(offset, limit),
+    )
+    console.print(documents_table(found, f"documents {offset + 1}-{offset + len(found)}" if found else "no documents"))
+
+
+@app.callback()
+def _options(
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="Show agrag's debug log on stderr, with the traceback of a failed method.")
+    ] = False,
+) -> None:
+    """Options of every command (``agrag --verbose search ...``)."""
+    if verbose:
+        import logging
+
+        from agrag.service.server.http_server import configure_logging
+
+        configure_logging(verbose=True)
+        logging.getLogger("agrag").setLevel(logging.DEBUG)
 
 
 merges = typer.Typer(
@@ -220,8 +272,10 @@ app.add_typer(merges, name="merges")
 app.add_typer(evidence, name="evidence")
 app.add_typer(runs, name="runs")
 app.command("status")(status)
+app.command("repair")(repair)
 app.command("serve")(serve)
 app.command("serve-ingest")(serve_ingest)
+app.command("mcp")(mcp)
 
 
 @merges.command("list")
@@ -272,5 +326,8 @@ def show_config(overrides: Overrides = None) -> None:
 
 def main() -> None:
     """Entry point of the ``agrag`` console script."""
+    from agrag.components.safe_text import install_log_escaping
+
     apply_offline_defaults()
+    install_log_escaping()  # a file name or title with ESC or CR in a log line is shown, not obeyed
     app()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
+from rich.segment import Segment
+from rich.text import Text
+
+from agrag.components.safe_text import printable
 
 if TYPE_CHECKING:
     from agrag.service.client.server_client import ServerClient
@@ -19,8 +23,42 @@ Overrides = Annotated[
     typer.Argument(help="Hydra overrides, e.g. recipe=hybrid recipe.limit=5 ingest.chunker.max_chars=800"),
 ]
 
-console = Console()
-errors = Console(stderr=True)
+# Through a pipe or into a file there is no terminal width: rich would use 80 columns and cut the labels of every
+# table. Tables take their natural width up to this; COLUMNS (or an explicit width) still rules.
+PIPE_WIDTH = 200
+
+
+class SafeConsole(Console):
+    """The CLI's rich console: control characters from data are shown escaped; through a pipe, wide lines.
+
+    Every text segment passes through ``printable`` as it is written (styles and rich's own cursor controls are
+    rendered by rich, not read from data), so a file name, title or passage holding ESC, CR or a bidi override is
+    shown, not obeyed. When the output is not a terminal and no width was set, lines are up to ``PIPE_WIDTH`` wide.
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The terminal's size; ``PIPE_WIDTH`` wide when the output is not a terminal and no width was set."""
+        size = super().size
+        if self._width is None and not self.is_terminal:
+            return ConsoleDimensions(PIPE_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        """Escape control characters before rich measures the text, so tables keep their columns aligned."""
+        return super().render_str(printable(text), **kwargs)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        safe = (segment if segment.control else Segment(printable(segment.text), segment.style) for segment in buffer)
+        return super()._render_buffer(safe)
+
+
+console = SafeConsole()
+errors = SafeConsole(stderr=True)
 
 
 def fail(exc: Exception) -> NoReturn:

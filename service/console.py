@@ -18,6 +18,7 @@ from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
+from agrag.components.data_models.stored_document import StoredDocument
 from agrag.flows.ingest_report import FileStatus, IngestReport, stage_lines
 
 LABEL_WIDTH = 44
@@ -180,6 +181,8 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
     console.print(totals)
     for failure in report.failures:
         console.print(f"[red]failed[/red] {escape(failure.source_path)}: {escape(failure.reason)}")
+    for empty in report.without_text:
+        console.print(f"[yellow]warning[/yellow] {escape(empty.source_path)}: {escape(empty.reason)}")
     for chunk_failure in report.extraction_failures[:10]:
         console.print(f"[yellow]no entities[/yellow] {chunk_failure.chunk_id}: {escape(chunk_failure.reason)}")
 
@@ -189,7 +192,7 @@ def file_status_table(files: tuple[FileStatus, ...]) -> Table:
     table = Table(title="files", title_justify="left")
     for column in ("file", "status", "reason"):
         table.add_column(column)
-    colours = {"ingested": "green", "unchanged": "dim", "failed": "red"}
+    colours = {"ingested": "green", "unchanged": "dim", "failed": "red", "no text": "yellow"}
     for f in files:
         table.add_row(escape(f.source_path), f"[{colours.get(f.status, 'white')}]{f.status}[/]", escape(f.reason))
     return table
@@ -211,6 +214,17 @@ def merge_log_table(entries: list[MergeLogEntry]) -> Table:
             f"{e.score:.2f}",
             escape(e.reason),
         )
+    return table
+
+
+def documents_table(documents: list[StoredDocument], title: str) -> Table:
+    """The stored documents: id, title, path, the folder each came from, version and chunks."""
+    table = Table(title=title, title_justify="left")
+    for column in ("id", "title", "path", "folder", "version", "chunks"):
+        table.add_column(column, justify="right" if column == "chunks" else "left")
+    for d in documents:
+        folder = d.source_folder or "(not recorded)"
+        table.add_row(d.id, escape(d.title), escape(d.source_path), escape(folder), d.version, str(d.chunks))
     return table
 
 

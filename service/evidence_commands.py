@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agrag.service.cli_support import console, on_data_dir, split_overrides
+from agrag.service.cli_support import console, fail, on_data_dir, split_overrides
 from agrag.service.evidence_console import print_result
 
 evidence = typer.Typer(
@@ -50,7 +50,10 @@ def _run(
     from agrag.service.evidence_state import load_session, save_session
 
     def action(runtime: Any) -> Any:
+        from agrag.pipelines.document_ids import check_documents_known
+
         scope, fetched = load_session(session_file, documents)
+        check_documents_known(runtime.store.graph, documents)  # the server checks them when it opens the session
         session = runtime.evidence_session(scope, fetched)
         result = call(session)
         save_session(session_file, session.scope, session.fetched)
@@ -158,7 +161,23 @@ def explore(
 
 
 def _answer(source: str) -> str:
-    return sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    """The draft answer's text; a missing path, a folder or bytes that are not UTF-8 end the command with a message."""
+    from agrag.components.errors import AnswerFileError
+
+    name = "on standard input" if source == "-" else f"file {source}"
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except FileNotFoundError:
+        fail(AnswerFileError(name, "it does not exist"))
+    except IsADirectoryError:
+        fail(AnswerFileError(name, "it is a folder, not a file"))
+    except OSError as exc:
+        fail(AnswerFileError(name, exc.strerror or str(exc)))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        fail(AnswerFileError(name, f"it is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line})"))
 
 
 @evidence.command()

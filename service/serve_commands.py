@@ -78,6 +78,7 @@ def _refuse_a_served_data_dir(data_dir: Path) -> None:
 
 def serve(
     overrides: Overrides = None,
+    *,
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on; other than loopback it needs AGRAG_API_TOKENS.")
     ] = "127.0.0.1",
@@ -94,8 +95,15 @@ def serve(
             "'agrag-ingest/NAME' from the Prefect UI); '' serves none.",
         ),
     ] = "agrag-ingest",
+    allow_write: Annotated[
+        bool,
+        typer.Option(
+            "--allow-write",
+            help="Also offer the MCP write tools (ingest, delete_document) at /mcp, to unscoped tokens.",
+        ),
+    ] = False,
 ) -> None:
-    """Serve the data dir over HTTP (search, evidence sessions, status, ingestion); OpenAPI page at /docs.
+    """Serve the data dir over HTTP (search, evidence sessions, status, ingestion, MCP at /mcp); OpenAPI at /docs.
 
     The server holds the data dir: `agrag search`, `agrag evidence ...`, `agrag ingest` and `agrag status` on this
     machine send their requests to it. With PREFECT_API_URL set it also serves the agrag-ingest deployment: runs
@@ -143,5 +151,12 @@ def serve(
     http_server.configure_logging()
     queue = http_server.open_queue(runtime, deployment or None)
     http_server.serve(
-        runtime, access, bound, owner_token, queue=queue, shutdown_seconds=shutdown_timeout, on_started=started
+        runtime,
+        access,
+        bound,
+        owner_token,
+        queue=queue,
+        shutdown_seconds=shutdown_timeout,
+        on_started=started,
+        mcp_writes=allow_write,
     )

@@ -26,6 +26,11 @@ for _key, _value in {
     os.environ[_key] = _value
 
 import pytest  # noqa: E402
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
+# Property tests keep no example database: nothing is written into the source tree, and a run is what CI runs.
+hypothesis_settings.register_profile("agrag", database=None, deadline=None, print_blob=True)
+hypothesis_settings.load_profile("agrag")
 
 from agrag.components.embedders.sentence_transformers_text_embedder import (  # noqa: E402
     SentenceTransformersTextEmbedder,

@@ -11,8 +11,10 @@ from agrag.components.errors import EvidenceError
 
 # URL-safe: letters, digits, '-', '_' and '.' only. A document id never holds a dot, so the parts split cleanly.
 _FORM = re.compile(
-    r"(?P<doc>[A-Za-z0-9_-]+)\.(?P<version>[0-9a-f]{6,64})\.(?:c(?P<order>\d+)|s(?P<start>\d+)-(?P<end>\d+))"
+    r"(?P<doc>[A-Za-z0-9_-]+)\.(?P<version>[0-9a-f]{6,64})\.(?:c(?P<order>[0-9]+)|s(?P<start>[0-9]+)-(?P<end>[0-9]+))"
 )
+# Positions are stored as 64-bit integers; a larger number names nothing and the graph store cannot even take it.
+MAX_POSITION = 2**63 - 1
 _EXAMPLE = "d1f3a9c2b4e5d6f.3b9f0c1d2e4a.c2 (chunk 2) or d1f3a9c2b4e5d6f.3b9f0c1d2e4a.s120-480 (characters 120 to 480)"
 
 
@@ -41,6 +43,12 @@ class EvidenceId(Immutable):
             raise EvidenceError("An evidence id names either a chunk (order) or a span (start, end), not both.")
         if self.span is not None and not 0 <= self.span[0] < self.span[1]:
             raise EvidenceError(f"A span needs 0 <= start < end, got {self.span[0]}-{self.span[1]}.")
+        too_large = [n for n in (self.order, *(self.span or ())) if n is not None and n > MAX_POSITION]
+        if too_large:
+            raise EvidenceError(
+                f"{str(self)[:120]!r} is not a valid evidence id: {str(too_large[0])[:40]} is larger than any "
+                f"position in a document (at most {MAX_POSITION}). Copy the id exactly as a tool returned it."
+            )
         if not _FORM.fullmatch(str(self)):
             raise EvidenceError(f"{str(self)!r} is not a valid evidence id; ids look like {_EXAMPLE}.")
 
@@ -59,6 +67,11 @@ class EvidenceId(Immutable):
         match = _FORM.fullmatch(value)
         if match is None:
             raise EvidenceError(f"{text!r} is not an evidence id: {_problem(value)}. Ids look like {_EXAMPLE}.")
+        if any(len(n) > len(str(MAX_POSITION)) for n in (match["order"], match["start"], match["end"]) if n):
+            raise EvidenceError(  # before int(): thousands of digits would take time, or fail in int() itself
+                f"{value[:120]!r} is not a valid evidence id: a position has more digits than any position in a "
+                f"document (at most {MAX_POSITION}). Copy the id exactly as a tool returned it."
+            )
         if match["order"] is not None:
             return cls(match["doc"], match["version"], order=int(match["order"]))
         start, end = int(match["start"]), int(match["end"])
@@ -79,7 +92,7 @@ class EvidenceId(Immutable):
             EvidenceError: ``chunk_id`` is not a stored chunk's id.
         """
         document_id, version, order = [*chunk_id.split("."), "", ""][:3]
-        if not order.isdigit():
+        if not re.fullmatch(r"[0-9]{1,19}", order):
             raise EvidenceError(f"{chunk_id!r} is not a chunk id (<document id>.<version>.<order>).")
         return cls(document_id, version, order=int(order))
 

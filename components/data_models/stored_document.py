@@ -17,6 +17,8 @@ class StoredDocument(Immutable):
         title: Its first level-1 heading, else its file name.
         source_path: Its path relative to the folder it was ingested from.
         chunks: How many chunks its current version has.
+        source_folder: The folder it was ingested from (relative to ``AGRAG_FILES_ROOT`` when set, else absolute);
+            '' for a document stored before agrag recorded it.
     """
 
     id: str
@@ -24,3 +26,4 @@ class StoredDocument(Immutable):
     title: str
     source_path: str
     chunks: int
+    source_folder: str = ""

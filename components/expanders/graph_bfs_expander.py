@@ -18,6 +18,7 @@ from agrag.components.retrievers.chunk_parents import parents_of
 from agrag.components.retrievers.filter_conditions import payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
+from agrag.components.retrievers.qdrant_entity_retriever import entity_passes
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import VectorCollection, VectorHit, VectorStore
@@ -89,7 +90,10 @@ class GraphBfsExpander:
             relation_types: Only cross relations of these types (None: all).
             depth: Hops of the walk (None: the expander's ``depth``).
             query_embedding: The query's embedding; with it (and a chunk store) the walk's passages are ranked.
-            filters: Narrow the passages (document ids, chunk properties) like the chunk method's results.
+            filters: Keep to them: under ``document_ids`` only relations every source passage of which is in the
+                documents are crossed, between entities they name, each named as they name it; ``labels`` and
+                ``properties`` drop the entities reached that do not match (and, for ``properties``, every relation,
+                which stores none); the passages are narrowed like the chunk method's results.
 
         Returns:
             ``results``: the entities and relations reached, nearest first; ``passages``: the chunks that state
@@ -103,10 +107,11 @@ class GraphBfsExpander:
             if not seed_ids or self.limit <= 0:
                 return []
             walked = self.limit if not with_passages else max(self.limit, WALK_CANDIDATES)
-            steps = self._steps(seed_ids, relation_types, "both", depth, walked)
+            documents = filters.document_ids if filters is not None and filters.document_ids else None
+            steps = self._steps(seed_ids, relation_types, "both", depth, walked, documents=documents)
             if with_passages and query_embedding is not None:
                 passages.extend(self._passages(seed_ids, steps, query_embedding, filters))
-            return self._ranked(seed_ids, steps, self.limit)
+            return self._ranked(seed_ids, steps, self.limit, filters)
 
         out = guarded_run(self.method, search)
         status = out["status"]
@@ -139,26 +144,48 @@ class GraphBfsExpander:
         direction: str,
         depth: int | None,
         limit: int,
+        *,
+        documents: Sequence[str] | None = None,
     ) -> list[tuple[Relation, int]]:
+        if documents is not None:
+            walked = self.graph.scoped_relations(
+                seed_ids, documents, relation_types=relation_types, depth=depth or self.depth, per_hop=self.per_hop,
+                limit=limit,
+            )  # fmt: skip
+            return [(relation, hop) for relation, hop, _ in walked]
         return self.graph.traverse(
             seed_ids, relation_types, direction=direction, depth=depth or self.depth, per_hop=self.per_hop, limit=limit
         )
 
-    def _ranked(self, seed_ids: Sequence[str], steps: list[tuple[Relation, int]], limit: int) -> list[SearchResult]:
+    def _ranked(
+        self,
+        seed_ids: Sequence[str],
+        steps: list[tuple[Relation, int]],
+        limit: int,
+        filters: SearchFilters | None = None,
+    ) -> list[SearchResult]:
         seeds = set(seed_ids)
+        documents = filters.document_ids if filters is not None and filters.document_ids else None
+        keep_relations = filters is None or not filters.properties
         ranked: list[tuple[tuple[int, int, int, str], Entity | Relation]] = []
         # An entity is reached at the first hop of a relation touching it; its support is that of those relations.
         reached: dict[str, tuple[int, int]] = {}
         for relation, hop in steps:
             support = len(relation.chunk_ids)
-            ranked.append(((hop, -support, 1, relation.id), relation))
+            if keep_relations:
+                ranked.append(((hop, -support, 1, relation.id), relation))
             for end in (relation.source_id, relation.target_id):
                 if end in seeds:
                     continue
                 first_hop, total = reached.get(end, (hop, 0))
                 if hop == first_hop:
                     reached[end] = (hop, total + support)
-        for entity in self.graph.get_entities(list(reached)):
+        ends = self.graph.get_entities(list(reached)) if documents is None else self.graph.visible_entities(
+            list(reached), documents
+        )  # fmt: skip
+        for entity in ends:
+            if entity.id not in reached or not entity_passes(entity, filters):
+                continue
             hop, support = reached[entity.id]
             ranked.append(((hop, -support, 0, entity.id), entity))
         ranked.sort(key=lambda pair: pair[0])

@@ -9,6 +9,7 @@ from haystack import component
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.stores.graph_store import GraphStore
 
@@ -34,15 +35,19 @@ class GraphCommunityExpander:
         self.top_k = top_k
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, results: list[SearchResult]) -> dict[str, object]:
-        """The reports of up to ``top_k`` communities overlapping the entity results, best first."""
+    def run(self, results: list[SearchResult], filters: SearchFilters | None = None) -> dict[str, object]:
+        """The reports of up to ``top_k`` communities overlapping the entity results, best first.
+
+        ``filters.properties`` keep only the communities whose stored fields match (a property communities do not
+        store matches none). A document filter is refused before this step runs (see ``filter_support``).
+        """
         started = time.perf_counter()
         found = {r.item.id for r in results if isinstance(r.item, Entity)}
         ranked: list[tuple[tuple[int, int, int, float], Community]] = []
         if found and self.top_k:
             for community in self.graph.communities():
                 overlap = len(found.intersection(community.entity_ids))
-                if overlap and community.report is not None:
+                if overlap and community.report is not None and _matches(community, filters):
                     key = (-overlap, -community.level, len(community.entity_ids), -community.report.rating)
                     ranked.append((key, community))
         ranked.sort(key=lambda row: (row[0], row[1].id))
@@ -50,3 +55,16 @@ class GraphCommunityExpander:
         out = [SearchResult(c, 1.0 / (1 + rank), METHOD, (METHOD,)) for rank, c in enumerate(chosen)]
         elapsed = (time.perf_counter() - started) * 1000
         return {"results": out, "status": MethodStatus(METHOD, ok=True, count=len(out), elapsed_ms=elapsed)}
+
+
+def _matches(community: Community, filters: SearchFilters | None) -> bool:
+    if filters is None:
+        return True
+    report = community.report
+    stored: dict[str, object] = {"level": community.level, "parent_id": community.parent_id or ""}
+    if report is not None:
+        stored.update(method=report.method, title=report.title)
+    for key, value in filters.properties.items():
+        if key not in stored or stored[key] not in (value if isinstance(value, tuple) else (value,)):
+            return False
+    return True

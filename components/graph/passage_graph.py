@@ -28,6 +28,7 @@ class PassageGraph:
     """
 
     def __init__(self, edges: PassageEdges) -> None:
+        self.edges = edges  # kept so a document scope's graph can be cut from it
         weights: dict[tuple[str, str], float] = {pair: 1.0 for pair in edges.mentions}
         weights.update({pair: ABOUT_WEIGHT for pair in edges.about})
         self.chunk_ids = sorted({c for c, _ in weights})

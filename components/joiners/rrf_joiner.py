@@ -2,6 +2,7 @@
 
 # No `from __future__ import annotations` here: Haystack reads the Variadic marker from the live annotation.
 
+import math
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -38,7 +39,8 @@ def reciprocal_rank_fusion(lists: Iterable[Iterable[SearchResult]], k: int = 60)
     fused = []
     for key, by_method in ranks.items():
         methods = tuple(sorted(by_method, key=lambda m: (by_method[m], m)))
-        score = sum(1.0 / (k + r) for r in by_method.values())
+        # fsum is exact whatever the order, so equal rank sets score equally and ties fall to the rule below
+        score = math.fsum(1.0 / (k + r) for r in by_method.values())
         fused.append(
             (score, by_method[methods[0]], key, replace(firsts[key], score=score, method=methods[0], methods=methods))
         )

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from agrag.components.data_models.ingestion_run import RunSource
-from agrag.components.errors import IngestError
+from agrag.components.errors import EmptyIngestPathError, IngestError
 
 _FORMATS = ".md, .txt, .rst, .html, .pdf, .csv"
+TEXTS_FOLDER = "mcp_texts"
+"""The data dir's folder of texts clients handed to the ``ingest`` tool (one file per document name): ingestible
+whatever the files root, since agrag itself wrote everything in it."""
 
 
 def resolve_ingest_folder(folder: str, files_root: Path | None, source: RunSource = RunSource.CLI) -> Path:
@@ -24,8 +27,18 @@ def resolve_ingest_folder(folder: str, files_root: Path | None, source: RunSourc
             ``folder``, the request's ``folder``).
 
     Raises:
+        EmptyIngestPathError: ``folder`` is empty (it would mean the current folder, or the whole files root).
         IngestError: The folder is refused, or it is not an existing folder.
     """
+    if not folder.strip():
+        raise EmptyIngestPathError()
+    try:
+        return _resolved(folder, files_root, source)
+    except (OSError, RuntimeError, ValueError) as exc:  # a name too long, a symlink loop, a NUL byte
+        raise IngestError(_refused(folder, files_root, f"the path cannot be read ({exc})", source)) from exc
+
+
+def _resolved(folder: str, files_root: Path | None, source: RunSource) -> Path:
     if files_root is None:
         base = Path(folder).expanduser()
         if not base.is_dir():
@@ -47,6 +60,29 @@ def resolve_ingest_folder(folder: str, files_root: Path | None, source: RunSourc
     if not resolved.is_dir():
         raise IngestError(_not_a_folder(folder, source))
     return resolved
+
+
+def folder_key(folder: Path, files_root: Path | None) -> str:
+    """The ingested ``folder``'s part of its documents' ids: its path relative to ``files_root``, else its name.
+
+    Ids so survive moving the folder (or the files root) and differ between folders of other names;
+    ``claim_documents`` refuses what would still collide (two folders of one name). '' is the files root itself.
+    """
+    resolved = folder.resolve()
+    root = files_root.expanduser().resolve() if files_root is not None else None
+    if root is not None and resolved.is_relative_to(root):
+        inside = resolved.relative_to(root)
+        return "" if inside == Path() else inside.as_posix()
+    return resolved.name
+
+
+def source_folder(folder: Path, files_root: Path | None) -> str:
+    """Where a document came from, as stored: relative to ``files_root`` ('.' for itself), else the absolute path."""
+    resolved = folder.resolve()
+    root = files_root.expanduser().resolve() if files_root is not None else None
+    if root is not None and resolved.is_relative_to(root):
+        return resolved.relative_to(root).as_posix()
+    return resolved.as_posix()
 
 
 def checked_folder(root: str) -> Path:
@@ -73,7 +109,9 @@ def _not_a_folder(folder: str, source: RunSource) -> str:
     return f"{folder!r} is not a folder{where.get(source, '')}. {ask[0].upper()}{ask[1:]}."
 
 
-def _refused(folder: str, root: Path, why: str, source: RunSource) -> str:
+def _refused(folder: str, root: Path | None, why: str, source: RunSource) -> str:
+    if root is None:
+        return f"Refusing to ingest {folder!r}: {why}. {_give(source, 'a folder of documents')}."
     return (
         f"Refusing to ingest {folder!r}: {why}. Only folders inside the files root {str(root)!r} (AGRAG_FILES_ROOT) "
         f"can be ingested; {_give(source, 'a folder inside it, as a path relative to it')}."

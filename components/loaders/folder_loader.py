@@ -5,16 +5,16 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from haystack import component
 
-from agrag.components.data_models.document import Document, content_version, document_id_for
+from agrag.components.data_models.document import Document, content_version, document_id_for, printable_path
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.errors import ConfigError
 from agrag.components.loaders.csv_parser import parse_csv
 from agrag.components.loaders.file_failure import FileFailure, UnreadableFileError
-from agrag.components.loaders.files_root import checked_folder
+from agrag.components.loaders.files_root import checked_folder, folder_key, source_folder
 from agrag.components.loaders.html_parser import parse_html
 from agrag.components.loaders.markdown_parser import parse_markdown
 from agrag.components.loaders.parsed_document import ParsedDocument
@@ -77,11 +77,23 @@ class FolderLoader:
         self.suffixes = wanted
 
     @component.output_types(documents=list[LoadedDocument], failures=list[FileFailure])
-    def run(self, root: str) -> dict[str, list[LoadedDocument] | list[FileFailure]]:
-        """Load every file below ``root`` whose suffix is wanted, in path order.
+    def run(
+        self, root: str, files_root: str | None = None, files: list[str] | None = None
+    ) -> dict[str, list[LoadedDocument] | list[FileFailure]]:
+        r"""Load every file below ``root`` whose suffix is wanted (or only the chosen ``files``), in path order.
+
+        Document ids come from each file's path relative to ``files_root`` when ``root`` is inside it, else from
+        the folder's name and the path inside it (``files_root.folder_key``), so the same relative path in two
+        folders gives two documents; each document records its folder (``Document.source_folder``). A file name
+        that is not UTF-8 is loaded under its bytes (its ``source_path`` shows them as ``\xNN``).
 
         Args:
             root: The folder to read (already checked against a files root, if there is one).
+            files_root: ``AGRAG_FILES_ROOT``, if set.
+            files: Only these files (POSIX paths relative to ``root``, e.g. from ``file_selection.select_files``);
+                None reads the whole folder. A chosen file is held to the same rules as one found in the folder
+                (no '..', nothing hidden, no symlinked folder, a wanted suffix); one that breaks them, or is missing,
+                is reported in ``failures``. Its document id is the one a whole-folder run gives it.
 
         Returns:
             ``documents``: the loaded versions. ``failures``: the files that were not loaded, and why.
@@ -90,10 +102,13 @@ class FolderLoader:
             IngestError: ``root`` is not a folder.
         """
         base = checked_folder(root)
+        limit = Path(files_root) if files_root else None
+        key, origin = folder_key(base, limit), printable_path(source_folder(base, limit))
         documents: list[LoadedDocument] = []
         failures: list[FileFailure] = []
-        for path, rel in self._candidates(base):
-            loaded = self._load(base, path, rel)
+        candidates = self._candidates(base) if files is None else self._chosen(base, files, failures)
+        for path, rel in candidates:
+            loaded = self._load(base, path, rel, key, origin)
             if isinstance(loaded, LoadedDocument):
                 documents.append(loaded)
             else:
@@ -112,18 +127,41 @@ class FolderLoader:
         for parts, path in sorted(found):
             yield path, "/".join(parts)
 
-    def _load(self, base: Path, path: Path, rel: str) -> LoadedDocument | FileFailure:
+    def _chosen(self, base: Path, files: list[str], failures: list[FileFailure]) -> Iterator[tuple[Path, str]]:
+        """The chosen files below ``base``, sorted by path; those a whole-folder run would not read are failures."""
+        for rel in sorted(set(files), key=lambda name: PurePosixPath(name).parts):
+            parts = PurePosixPath(rel).parts
+            path = base.joinpath(*parts)
+            why = None
+            if not parts or PurePosixPath(rel).is_absolute() or ".." in parts:
+                why = "not a path inside the ingested folder"
+            elif any(part.startswith(".") for part in parts):
+                why = "hidden (or below a hidden folder)"
+            elif path.suffix.lower() not in self.suffixes:
+                why = f"its suffix is not one ingest.loader.suffixes reads ({', '.join(self.suffixes)})"
+            elif path.parent.resolve() != base.joinpath(*parts[:-1]):
+                why = "below a symlinked folder (name the file by its real path)"
+            elif not path.exists() and not path.is_symlink():
+                why = "no such file"
+            if why is None:
+                yield path, "/".join(parts)
+            else:
+                failures.append(FileFailure(printable_path(rel), why))
+
+    def _load(self, base: Path, path: Path, rel: str, key: str, origin: str) -> LoadedDocument | FileFailure:
+        shown = printable_path(rel)  # what is stored and printed: a name that is not UTF-8 shows its bytes
         try:
             parsed = self._parse(base, path)
         except UnreadableFileError as exc:
-            return FileFailure(rel, exc.reason)
+            return FileFailure(shown, exc.reason)
         except Exception as exc:  # one file a parser chokes on must not stop the others
-            return FileFailure(rel, f"could not parse: {type(exc).__name__}: {exc}")
+            return FileFailure(shown, f"could not parse: {type(exc).__name__}: {exc}")
         document = Document(
-            id=document_id_for(rel),
+            id=document_id_for(rel, key),
             version=content_version(parsed.text),
-            title=parsed.title,
-            source_path=rel,
+            title=printable_path(parsed.title),  # a title taken from a file name that is not UTF-8
+            source_path=shown,
+            source_folder=origin,
         )
         return LoadedDocument(document=document, text=parsed.text, headings=parsed.headings, tables=parsed.tables)
 
@@ -131,12 +169,14 @@ class FolderLoader:
         raw = self._read(base, path)
         suffix = path.suffix.lower()
         if suffix in BYTES_PARSERS:
-            return BYTES_PARSERS[suffix](raw, path.stem)
-        return TEXT_PARSERS[suffix](decode_text(raw), path.stem)
+            return BYTES_PARSERS[suffix](raw, path.stem).with_short_headings()
+        return TEXT_PARSERS[suffix](decode_text(raw), path.stem).with_short_headings()
 
     def _read(self, base: Path, path: Path) -> bytes:
         """The bytes of the regular file at ``path``, within the folder and the size limit."""
         real = path.resolve()
+        if path.is_symlink() and not real.exists():  # checked first: a dangling link's target may lie anywhere
+            raise UnreadableFileError("symlink leads nowhere (its target does not exist)")
         if not real.is_relative_to(base):
             raise UnreadableFileError("symlink leads outside the ingested folder")
         try:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agrag.components.data_models.document_structure import HeadingMark, TableRegion
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
+MAX_HEADING_CHARS = 200  # a title or heading text is cut here; the document text keeps it whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,22 @@ class ParsedDocument:
     title: str
     headings: tuple[HeadingMark, ...] = ()
     tables: tuple[TableRegion, ...] = ()
+
+    def with_short_headings(self) -> ParsedDocument:
+        """This document with its title and heading texts cut to ``MAX_HEADING_CHARS`` (the spans stay whole).
+
+        Every chunk carries its heading path and title, so one 100,000-character heading would otherwise be copied
+        into every chunk of its section, into every embedding text and into every search result.
+        """
+        headings = tuple(
+            replace(h, text=short_heading(h.text)) if len(h.text) > MAX_HEADING_CHARS else h for h in self.headings
+        )
+        return replace(self, title=short_heading(self.title), headings=headings)
+
+
+def short_heading(text: str) -> str:
+    """``text`` cut to at most ``MAX_HEADING_CHARS`` characters, ending with an ellipsis when it was cut."""
+    return text if len(text) <= MAX_HEADING_CHARS else text[: MAX_HEADING_CHARS - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True, slots=True)

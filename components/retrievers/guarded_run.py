@@ -15,8 +15,8 @@ logger = logging.getLogger(__name__)
 def guarded_run(method: str, search: Callable[[], list[SearchResult]]) -> dict[str, object]:
     """Call ``search`` and return ``{"results": ..., "status": MethodStatus}``.
 
-    Any exception becomes a failed status (logged with its traceback); the engine decides whether the search as
-    a whole fails.
+    Any exception becomes a failed status and one warning line (its traceback only at DEBUG, e.g. ``agrag
+    --verbose``); the engine decides whether the search as a whole fails.
     """
     started = time.perf_counter()
     try:
@@ -25,7 +25,9 @@ def guarded_run(method: str, search: Callable[[], list[SearchResult]]) -> dict[s
     # trace and logged, and the engine raises when all methods failed.
     except Exception as exc:
         elapsed = (time.perf_counter() - started) * 1000
-        logger.warning("Retrieval method %s failed: %s", method, exc, exc_info=True)
+        # The failure is on the trace: one line here, the chained traceback only for whoever asked for DEBUG.
+        logger.warning("Retrieval method %s failed: %s: %s", method, type(exc).__name__, exc)
+        logger.debug("Traceback of the failure of retrieval method %s", method, exc_info=True)
         status = MethodStatus(method, ok=False, count=0, elapsed_ms=elapsed, error=f"{type(exc).__name__}: {exc}")
         return {"results": [], "status": status}
     elapsed = (time.perf_counter() - started) * 1000

@@ -8,15 +8,17 @@ from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.graph.passage_graph import PassageGraph
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
+from agrag.components.retrievers.filter_conditions import payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
 from agrag.components.retrievers.query_names import query_entity_ids
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
-from agrag.components.stores.vector_store import VectorHit, VectorStore
+from agrag.components.stores.vector_store import VectorCollection, VectorHit, VectorStore
 
 WALK_CANDIDATES = 300  # chunks with the most walk mass that get a similarity score
 SEARCH_CANDIDATES = 100  # chunks from the ordinary chunk search that get one too
@@ -65,21 +67,30 @@ class PageRankChunkRetriever:
         return self.snapshots.get()
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, query: str, query_embedding: Embedding, top_k: int | None = None) -> dict[str, object]:
-        """Search chunks for ``query``.
+    def run(
+        self, query: str, query_embedding: Embedding, top_k: int | None = None, filters: SearchFilters | None = None
+    ) -> dict[str, object]:
+        """Search chunks for ``query`` within ``filters``.
+
+        Under ``document_ids`` the walk runs on the passage graph of those documents' current chunks alone, and
+        every candidate must pass the filters' chunk conditions (document ids, chunk properties) in the store query.
 
         Returns:
             ``results``: chunks best first, each with this method's name; ``status``: how the method went.
         """
-        return guarded_run(self.method, lambda: self._search(query, query_embedding, top_k or self.top_k))
+        return guarded_run(self.method, lambda: self._search(query, query_embedding, top_k or self.top_k, filters))
 
-    def _search(self, query: str, query_embedding: Embedding, limit: int) -> list[SearchResult]:
-        graph = self.graph()
+    def _search(
+        self, query: str, query_embedding: Embedding, limit: int, filters: SearchFilters | None = None
+    ) -> list[SearchResult]:
+        documents = filters.document_ids if filters is not None else ()
+        graph = self.snapshots.scoped(documents) if documents else self.graph()
+        condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
         mass = graph.personalized_pagerank(query_entity_ids(query, graph.entities_named), self.damping)
         walked = sorted(mass, key=lambda chunk_id: (-mass[chunk_id], chunk_id))[:WALK_CANDIDATES]
-        searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, CURRENT_ONLY)
+        searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, condition)
         candidates = list(dict.fromkeys([*walked, *(hit.id for hit in searched)]))
-        cosines = self.chunk_store.similarities(query_embedding.values, candidates, CURRENT_ONLY)
+        cosines = self.chunk_store.similarities(query_embedding.values, candidates, condition)
         top_mass = max(mass.values(), default=0.0) or 1.0
         scores = {
             chunk_id: (mass.get(chunk_id, 0.0) / top_mass + MASS_FLOOR) * math.exp(cosine / self.temperature)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
+from agrag.components.errors import RetrievalError
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.retrievers.filter_conditions import IdsOfDocuments, payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.query_names import query_entity_ids
+from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_payloads import entity_from_payload
 from agrag.components.stores.vector_store import (
     MERGED_STATUS,
@@ -53,13 +58,20 @@ class QdrantEntityRetriever:
         method: str = "entity",
         ids_of_documents: IdsOfDocuments | None = None,
         names: PassageGraphCache | None = None,
+        *,
+        graph: GraphStore | None = None,
     ) -> None:
-        """Search ``store`` (the entities collection); ``ids_of_documents`` serves ``document_ids`` filters."""
+        """Search ``store`` (the entities collection); ``ids_of_documents`` serves ``document_ids`` filters.
+
+        With ``graph``, a search under ``document_ids`` names each entity as those documents do (a merged entity's
+        name, label and description from the in-scope records of its cluster only); without it, such a search fails.
+        """
         self.store = store
         self.top_k = top_k
         self.method = method
         self.ids_of_documents = ids_of_documents
         self.names = names
+        self.graph = graph
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(
@@ -73,14 +85,68 @@ class QdrantEntityRetriever:
         limit = top_k or self.top_k
 
         def search() -> list[SearchResult]:
+            if filters is not None and filters.document_ids and self.graph is not None:
+                scoped = self._scoped_hits(query, query_embedding, filters, limit)
+                return self._in_scope(
+                    [SearchResult(entity_from_payload(h), h.score, self.method, (self.method,)) for h in scoped],
+                    filters,
+                )
             condition = payload_filter_for(VectorCollection.ENTITIES, RESOLVED_ONLY, filters, self.ids_of_documents)
             hits = self.store.query(query_embedding.values, query, limit, condition)
             named = self._named(query, query_embedding, condition, limit)
             first = {h.id for h in named}
             ranked = [*named, *(h for h in hits if h.id not in first)][:limit]
-            return [SearchResult(entity_from_payload(h), h.score, self.method, (self.method,)) for h in ranked]
+            results = [SearchResult(entity_from_payload(h), h.score, self.method, (self.method,)) for h in ranked]
+            return self._in_scope(results, filters) if filters is not None and filters.document_ids else results
 
         return guarded_run(self.method, search)
+
+    def _in_scope(self, results: list[SearchResult], filters: SearchFilters) -> list[SearchResult]:
+        """The results as the filter's documents name them; those the renamed entity no longer fits are dropped."""
+        if self.graph is None:
+            raise RetrievalError("An entity search limited to documents needs the graph store to name its entities.")
+        named = {e.id: e for e in self.graph.visible_entities([r.item.id for r in results], filters.document_ids)}
+        kept = []
+        for result in results:
+            entity = named.get(result.item.id)
+            if entity is not None and entity_passes(entity, filters):
+                kept.append(replace(result, item=entity))
+        return kept
+
+    def _scoped_hits(
+        self, query: str, query_embedding: Embedding, filters: SearchFilters, limit: int
+    ) -> list[VectorHit]:
+        """Hits within documents, each standing for its resolved entity, best first.
+
+        Only the entity records the documents' chunks name are searched (a merged entity's members each by its own
+        name and text), so a name only another document gives an entity neither finds it nor ranks it.
+        """
+        assert self.graph is not None  # checked by the caller
+        records = self.graph.entity_records_of_documents(filters.document_ids)
+        resolved = {record_id: resolved_id for record_id, resolved_id, _ in records}
+        if not resolved:
+            return []
+        unscoped = replace(filters, document_ids=())  # the documents are the records' ids below
+        condition = payload_filter_for(VectorCollection.ENTITIES, PayloadFilter(), unscoped).only_ids(resolved)
+        hits = self.store.query(query_embedding.values, query, 2 * limit, condition)
+        named_hits: list[VectorHit] = []
+        if self.names is not None:
+            by_name: dict[str, list[str]] = {}
+            for _, resolved_id, norm_name in records:
+                ids = by_name.setdefault(norm_name, [])
+                if resolved_id not in ids:
+                    ids.append(resolved_id)
+            counts = self.names.scoped(filters.document_ids)
+            in_query = query_entity_ids(query, lambda name: by_name.get(name, []))
+            named = sorted(in_query, key=lambda e: (counts.chunk_count(e), in_query.index(e)))[:limit]
+            wanted = [record_id for record_id, resolved_id in resolved.items() if resolved_id in named]
+            if wanted:
+                named_hits = self.store.query(query_embedding.values, query, len(wanted), condition.only_ids(wanted))
+                named_hits.sort(key=lambda hit: named.index(resolved[hit.id]))
+        ranked: dict[str, VectorHit] = {}
+        for hit in (*named_hits, *hits):
+            ranked.setdefault(resolved[hit.id], VectorHit(resolved[hit.id], hit.score, hit.payload))
+        return list(ranked.values())[:limit]
 
     def _named(self, query: str, query_embedding: Embedding, condition: PayloadFilter, limit: int) -> list[VectorHit]:
         """The hits of the entities the query names, rarest first (none without ``names``)."""
@@ -94,3 +160,16 @@ class QdrantEntityRetriever:
         hits = self.store.query(query_embedding.values, query, len(named), condition.only_ids(named))
         order = {entity_id: position for position, entity_id in enumerate(named)}
         return sorted(hits, key=lambda hit: order[hit.id])
+
+
+def entity_passes(entity: Entity, filters: SearchFilters | None) -> bool:
+    """Whether ``entity`` (as shown) meets the label and name/label property conditions of ``filters``."""
+    if filters is None:
+        return True
+    if filters.labels and entity.label not in filters.labels:
+        return False
+    for key, value in filters.properties.items():
+        stored = {"name": entity.name, "label": entity.label}.get(key)
+        if stored is None or stored not in (value if isinstance(value, tuple) else (value,)):
+            return False
+    return True

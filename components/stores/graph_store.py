@@ -49,6 +49,14 @@ class GraphStore(Protocol):
         """Return the hash of the settings each known document was ingested with ('' if not recorded)."""
         ...
 
+    def stored_documents(self, document_ids: Sequence[str]) -> dict[str, StoredDocument]:
+        """Return the committed, not deleted documents among ``document_ids``, with the folder each came from."""
+        ...
+
+    def record_source_folders(self, folders: Mapping[str, str]) -> None:
+        """Record the folder each document (id → folder) came from, for documents stored before agrag did."""
+        ...
+
     def commit_documents(self, documents: Sequence[tuple[Document, int]], config_hash: str = "") -> None:
         """Record each document version (with its chunk count and settings hash) as current and fully written."""
         ...
@@ -140,6 +148,13 @@ class GraphStore(Protocol):
         """The resolved entities that current chunks of these documents name or are about."""
         ...
 
+    def entity_records_of_documents(self, document_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(record id, resolved id, normalized name)`` of each entity record the documents' current chunks name.
+
+        Merged members are included; chunks about a record count too.
+        """
+        ...
+
     def community_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
         """The communities holding an entity that current chunks of these documents name or are about."""
         ...
@@ -223,8 +238,13 @@ class GraphStore(Protocol):
 
         A merged member's id stands for its resolved entity, and its chunks count for it; each resolved entity comes
         once, where first asked for. Others are missing, as unknown ids are. ``scope`` is the document ids that may
-        be read, None for every document; the store applies it in its query.
+        be read, None for every document; the store applies it in its query. Within a scope an entity's name, label
+        and description come only from entity records in-scope chunks name (never another document's record).
         """
+        ...
+
+    def entities_named_in_scope(self, name: str, scope: Sequence[str] | None, limit: int = 5) -> list[Entity]:
+        """The resolved entities that in-scope text calls ``name`` (normalized), named as ``visible_entities`` does."""
         ...
 
     def entity_support_in_scope(
@@ -266,11 +286,18 @@ class GraphStore(Protocol):
         ...
 
     def run_read_only(
-        self, query: str, params: Mapping[str, Any] | None = None, max_rows: int = 1000, timeout_ms: int = 10_000
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        max_rows: int = 1000,
+        timeout_ms: int = 10_000,
+        max_bytes: int = 4 * 1024 * 1024,
     ) -> tuple[list[str], list[list[Any]]]:
         """Run one read-only query a user or a model wrote; return its columns and (at most ``max_rows``) rows.
 
-        Raises ``StoreError`` if the query would write, is not one valid statement, or fails.
+        Raises ``StoreError`` if the query would write, is not one valid statement, or fails:
+        ``GraphQueryRefusedError`` (a write, an internal table, unbounded work), ``GraphQueryTimeoutError`` (past
+        ``timeout_ms``), ``GraphQueryTooLargeError`` (rows past ``max_bytes``, or work past the buffer pool).
         """
         ...
 
@@ -280,6 +307,22 @@ class GraphStore(Protocol):
 
     def counts(self) -> Mapping[str, int]:
         """Return the number of rows of every node and relationship table."""
+        ...
+
+    def embedded_counts(self) -> dict[str, int]:
+        """The fewest points each vector collection (chunks, entities, communities) must hold, by the graph."""
+        ...
+
+    def embedded_sample(self, limit: int = 32) -> dict[str, list[str]]:
+        """Up to ``limit`` ids of what each vector collection must hold, keyed as ``embedded_counts``."""
+        ...
+
+    def searchable_chunk_ids(self) -> list[str]:
+        """The ids of every stored chunk that is embedded (current or superseded), by id."""
+        ...
+
+    def all_entities(self) -> list[tuple[Entity, bool]]:
+        """Every stored entity record with whether it was merged into another, by id."""
         ...
 
     def graph_counts(self, scope: Sequence[str] | None = None) -> GraphCounts:

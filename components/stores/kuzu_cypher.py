@@ -33,7 +33,22 @@ SCHEMA: tuple[str, ...] = (
     "ALTER TABLE Chunk ADD IF NOT EXISTS cells STRING DEFAULT ''",
     "ALTER TABLE Entity ADD IF NOT EXISTS merged_into STRING DEFAULT ''",
     "ALTER TABLE Document ADD IF NOT EXISTS config_hash STRING DEFAULT ''",
+    # '' for a document stored before agrag recorded the folder it came from (its id was its relative path alone).
+    "ALTER TABLE Document ADD IF NOT EXISTS source_folder STRING DEFAULT ''",
 )
+
+_CREATES = re.compile(r"CREATE (?:NODE|REL) TABLE IF NOT EXISTS (\w+)")
+_ADDS = re.compile(r"ALTER TABLE (\w+) ADD IF NOT EXISTS (\w+)")
+
+
+def schema_object(statement: str) -> tuple[str, str | None] | None:
+    """The table (and column, for an ``ALTER ... ADD``) a ``SCHEMA`` statement makes; None for another form."""
+    if created := _CREATES.match(statement):
+        return created.group(1), None
+    if added := _ADDS.match(statement):
+        return added.group(1), added.group(2)
+    return None
+
 
 NODE_TABLES = ("Document", "Chunk", "Entity", "MergeLog", "Candidate", "Community")
 REL_TABLES = ("HAS_CHUNK", "NEXT", "PARENT", "MENTIONS", "ABOUT", "RELATED", "IN_COMMUNITY")
@@ -50,8 +65,13 @@ DOCUMENT_VERSIONS = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.versio
 UPSERT_DOCUMENTS = (
     "UNWIND $rows AS r MERGE (d:Document {id: r.id}) "
     "SET d.version = r.version, d.title = r.title, d.source_path = r.source_path, d.chunk_count = r.chunk_count, "
-    "d.config_hash = r.config_hash"
+    "d.config_hash = r.config_hash, d.source_folder = r.source_folder"
 )
+DOCUMENT_ORIGINS = (
+    "MATCH (d:Document) WHERE d.id IN $ids AND d.version <> '' "
+    "RETURN d.id, d.version, d.title, d.source_path, d.chunk_count, d.source_folder"
+)
+SET_SOURCE_FOLDERS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.source_folder = r.source_folder"
 DOCUMENT_CONFIG_HASHES = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.config_hash"
 
 # Starts from each document's primary key, so superseding costs the documents' chunks, not a scan of all chunks.
@@ -286,6 +306,12 @@ ENTITIES_OF_DOCUMENTS = (
     "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE d.id IN $ids AND c.current "
     f"RETURN DISTINCT {_CANONICAL}"
 )
+# Every entity record (a member of a merge too) current chunks of the documents name or are about: (record, resolved id,
+# normalized name).
+ENTITY_RECORDS_OF_DOCUMENTS = (
+    "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE d.id IN $ids AND c.current "
+    f"RETURN DISTINCT e.id, {_CANONICAL}, e.norm_name"
+)
 COMMUNITIES_OF_ENTITIES = "MATCH (e:Entity)-[:IN_COMMUNITY]->(k:Community) WHERE e.id IN $ids RETURN DISTINCT k.id"
 CHUNK_IDS_OF_DOCUMENT = (
     "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) RETURN c.id, c.document_version, c.ord ORDER BY c.ord"
@@ -343,6 +369,30 @@ SUPPORT_IN_SCOPE = (
     f"WITH {_CANONICAL} AS rid, c.id AS cid, max(CASE WHEN label(l) = 'ABOUT' THEN 1 ELSE 0 END) AS about, "
     "sum(coalesce(l.count, 0)) AS mentions "
     "RETURN rid, cid ORDER BY rid, about DESC, mentions DESC, cid"
+)
+
+# The entity records (a resolved entity and its merged members) that current in-scope chunks name or are about, one
+# row per record with its resolved id and how many such links it has: what a scope may call a resolved entity.
+RECORDS_IN_SCOPE = (
+    f"MATCH (s:Entity) WHERE s.id IN $ids WITH collect(DISTINCT {_S}) AS rids "
+    "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) "
+    f"WHERE (e.id IN rids OR e.merged_into IN rids) AND c.current AND {_in_scope('c.document_id')} "
+    f"RETURN {_CANONICAL} AS rid, e.id, e.name, e.label, e.description, count(*) AS links"
+)
+# Every record current in-scope chunks name or are about (as RECORDS_IN_SCOPE, for the whole scope).
+ALL_RECORDS_IN_SCOPE = (
+    f"MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.current AND {_in_scope('c.document_id')} "
+    f"RETURN {_CANONICAL} AS rid, e.id, e.name, e.label, e.description, count(*) AS links"
+)
+# The records among `$ids` that some chunk (any version) of a document outside the scope names or is about.
+RECORDS_NAMED_OUTSIDE = (
+    "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE e.id IN $ids "
+    "AND NOT c.document_id IN CAST($docs AS STRING[]) RETURN DISTINCT e.id"
+)
+# The resolved ids of the records with this normalized name that current in-scope chunks name or are about.
+NAMED_IN_SCOPE = (
+    "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE e.norm_name = $norm_name AND c.current "
+    f"AND {_in_scope('c.document_id')} RETURN DISTINCT {_CANONICAL}"
 )
 
 
@@ -455,6 +505,87 @@ def read_only_problem(query: str) -> str | None:
     return None
 
 
+# Work Kùzu cannot bound (measured on 0.11.3): a list is allocated outside the buffer pool, and an expression of
+# constants is evaluated while the query is planned, before its timeout runs; `UNWIND range(1,100000000)` grew the
+# process past 22 GB. So `range` takes integer literals spanning at most MAX_RANGE_VALUES values, and a query may
+# concatenate at most MAX_CONCATENATIONS times (`l + l` repeated doubles a list each time).
+MAX_RANGE_VALUES = 100_000
+MAX_CONCATENATIONS = 8
+_RANGE = re.compile(r"\brange\s*\(", re.IGNORECASE)
+_INTEGER = re.compile(r"\s*[-+]?\d+\s*")
+_CONCATENATION = re.compile(r"\+|\b(?:list_concat|list_cat|array_concat|array_cat)\s*\(", re.IGNORECASE)
+_QUOTED = re.compile(r"`([^`]*)`|'((?:\\.|[^'\\])*)'")
+# A label or relationship type: after `:` or `|` in a pattern (a map key's value may match too; that only refuses more).
+_LABEL = re.compile(r"[:|]\s*([A-Za-z_]\w*)")
+_LABELLED = re.compile(r"([A-Za-z_]\w*)\s*:\s*[A-Za-z_`]")
+_LAST_WORD = re.compile(r"([A-Za-z_]\w*)$")
+_BEFORE_PATTERN = frozenset({"MATCH", "WHERE", "AND", "OR", "XOR", "NOT", "RETURN", "WITH", "DISTINCT", "IN", "WHEN"})
+_NODE = re.compile(r"\(\s*([A-Za-z_]\w*)?\s*(?:\{[^{}]*\})?\s*\)")
+
+
+def _arguments(text: str, start: int) -> str:
+    """The text from ``start`` (just after an opening parenthesis) to its closing one, nested parentheses kept."""
+    depth = 1
+    for end in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        if depth == 0:
+            return text[start:end]
+    return text[start:]
+
+
+def _range_problem(arguments: str) -> str | None:
+    values = arguments.split(",")
+    if not 2 <= len(values) <= 3 or not all(_INTEGER.fullmatch(v) for v in values):
+        return f"range({arguments.strip()}) does not have integer literal bounds"
+    start, end, step = int(values[0]), int(values[1]), int(values[2]) if len(values) == 3 else 1
+    if step == 0 or (end - start) // step + 1 > MAX_RANGE_VALUES:
+        return f"range({arguments.strip()}) spans more than {MAX_RANGE_VALUES:,} values"
+    return None
+
+
+def unbounded_problem(query: str) -> str | None:
+    """Say why ``query`` could do work Kùzu cannot interrupt or bound in memory, or return None.
+
+    ``range`` must have integer literal bounds spanning at most ``MAX_RANGE_VALUES`` values, and the query may hold
+    at most ``MAX_CONCATENATIONS`` ``+`` operators and list concatenations.
+    """
+    clauses = clause_text(query)
+    for call in _RANGE.finditer(clauses):
+        if problem := _range_problem(_arguments(clauses, call.end())):
+            return f"{problem}; write range(a, b) with whole numbers at most {MAX_RANGE_VALUES:,} apart"
+    if (uses := len(_CONCATENATION.findall(clauses))) > MAX_CONCATENATIONS:
+        return f"it concatenates or adds {uses} times; at most {MAX_CONCATENATIONS} are allowed"
+    return None
+
+
+def internal_table_problem(query: str) -> str | None:
+    """Say how ``query`` would read a table outside the public schema (``INTERNAL_TABLES``), or return None.
+
+    Kùzu's table names are case-insensitive, so a name is refused in any case, quoted with backticks or given to a
+    catalog procedure; and a node pattern needs a label (or a relationship) unless its variable has one elsewhere,
+    since ``MATCH (n)`` matches every node table.
+    """
+    clauses = clause_text(query)
+    internal = {name.lower(): name for name in INTERNAL_TABLES}
+    names = {m.lower() for m in _LABEL.findall(clauses)}
+    call = _CALL.search(clauses) is not None  # a catalog procedure takes the table's name as a string
+    names |= {
+        (q.group(1) if q.group(1) is not None else q.group(2) if call else "").strip().lower()
+        for q in _QUOTED.finditer(query)
+    }
+    if named := sorted(internal[w] for w in names & internal.keys()):
+        return f"it names the internal table {', '.join(named)}; only the tables of the schema may be read"
+    labelled = {m.lower() for m in _LABELLED.findall(clauses)}
+    for node in _NODE.finditer(clauses):
+        before, after = clauses[: node.start()].rstrip(), clauses[node.end() :].lstrip()
+        attached = (before[-1:] in ("-", ">")) or after[:1] in ("-", "<")
+        word = _LAST_WORD.search(before)
+        called = word is not None and word.group(1).upper() not in _BEFORE_PATTERN  # a function call
+        if not (attached or called or (node.group(1) or "").lower() in labelled):
+            return f"the node pattern {node.group(0)} has no label; give it one, e.g. (n:Entity)"
+    return None
+
+
 # The status of a data dir, overall or within a document scope (`$any_doc`, `$docs` as in `_in_scope`). Within a
 # scope an entity counts when a current in-scope chunk names it or is about it (or one of its members), and a
 # relation when every chunk id it was extracted from names an in-scope document (the document id is the part of a
@@ -462,12 +593,33 @@ def read_only_problem(query: str) -> str | None:
 _CHUNK_DOCUMENT = "split_part(cid, '.', 1)"
 STATUS_DOCUMENTS = f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')} RETURN count(d)"
 STATUS_CHUNKS = f"MATCH (c:Chunk) WHERE c.current AND {_in_scope('c.document_id')} RETURN count(c)"
-STATUS_ENTITY_LABELS = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.label, count(*)"
-STATUS_ENTITY_LABELS_IN_SCOPE = (
-    f"MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(m:Entity) WHERE c.current AND {_in_scope('c.document_id')} "
-    "WITH DISTINCT CASE WHEN m.merged_into <> '' THEN m.merged_into ELSE m.id END AS rid "
-    "MATCH (e:Entity {id: rid}) RETURN e.label, count(*)"
+
+# What the vector collections must hold at least: a committed document version's searchable chunks and the entities
+# they name or are about were embedded before the commit; every community has a report vector.
+EMBEDDED_CHUNKS = (
+    "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk) WHERE d.version <> '' AND c.document_version = d.version "
+    "AND c.kind <> 'section' RETURN count(c)"
 )
+EMBEDDED_ENTITIES = (
+    "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) "
+    "WHERE d.version <> '' AND c.document_version = d.version RETURN count(DISTINCT e)"
+)
+# A few of those, to see that a collection can still read them (a damaged shard may keep its count).
+EMBEDDED_SAMPLE = {
+    "chunks": (
+        "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk) WHERE d.version <> '' AND c.document_version = d.version "
+        "AND c.kind <> 'section' RETURN c.id LIMIT $limit"
+    ),
+    "entities": (
+        "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) "
+        "WHERE d.version <> '' AND c.document_version = d.version RETURN DISTINCT e.id LIMIT $limit"
+    ),
+    "communities": "MATCH (k:Community) RETURN k.id LIMIT $limit",
+}
+# Everything to embed again, for a repair of the vector collections.
+ALL_SEARCHABLE_CHUNK_IDS = "MATCH (c:Chunk) WHERE c.kind <> 'section' RETURN c.id ORDER BY c.id"
+ALL_ENTITIES = "MATCH (e:Entity) RETURN e.id, e.name, e.label, e.description, e.merged_into <> '' ORDER BY e.id"
+STATUS_ENTITY_LABELS = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.label, count(*)"
 # Kùzu 0.11 cannot read a $parameter inside a list quantifier (an internal assertion fails), so the scope is bound
 # to variables first.
 STATUS_RELATION_TYPES = (
@@ -480,5 +632,6 @@ STATUS_RELATION_TYPES = (
 # The committed documents (a document gets its version when its batch commits), in source path order.
 LIST_DOCUMENTS = (
     f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')} "
-    "RETURN d.id, d.version, d.title, d.source_path, d.chunk_count ORDER BY d.source_path, d.id SKIP $skip LIMIT $limit"
+    "RETURN d.id, d.version, d.title, d.source_path, d.chunk_count, d.source_folder "
+    "ORDER BY d.source_path, d.id SKIP $skip LIMIT $limit"
 )

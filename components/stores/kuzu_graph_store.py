@@ -7,8 +7,11 @@ import datetime
 import json
 import re
 import threading
+import time
 import uuid
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
@@ -31,6 +34,9 @@ from agrag.components.data_models.stored_document import StoredDocument
 from agrag.components.errors import (
     ConfigError,
     DocumentNotFoundError,
+    GraphQueryRefusedError,
+    GraphQueryTimeoutError,
+    GraphQueryTooLargeError,
     MergeNotFoundError,
     RetrievalError,
     StoreError,
@@ -38,6 +44,7 @@ from agrag.components.errors import (
 )
 from agrag.components.stores import kuzu_cypher as cy
 from agrag.components.stores.graph_store import GENERATION_KEY
+from agrag.components.stores.kuzu_open_check import KuzuOpenCheck
 from agrag.components.stores.read_write_lock import ReadWriteLock
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -48,6 +55,45 @@ _NO_CAP = 2**62
 # Kùzu's internal fields of a node or relationship value: offsets that mean nothing outside this process.
 _INTERNAL_FIELDS = frozenset({"_id", "_src", "_dst"})
 _MB = 1024 * 1024
+# What the rows of a user- or model-written query may hold by default (text counted by characters).
+READ_ONLY_MAX_BYTES = 4 * _MB
+
+
+def _result_size(value: Any) -> int:
+    """About how much a value Kùzu returned holds; refuses a node or relationship of an internal table."""
+    if isinstance(value, str | bytes):
+        return len(value)
+    if isinstance(value, Mapping):
+        if value.get("_label") in cy.INTERNAL_TABLES:
+            raise GraphQueryRefusedError(
+                "The graph query was refused: it returned a row of an internal table; only the tables of the schema "
+                "may be read."
+            )
+        return sum(_result_size(v) for k, v in value.items() if k not in _INTERNAL_FIELDS) + 8 * len(value)
+    if isinstance(value, list | tuple):
+        return sum(_result_size(v) for v in value) + 8 * len(value)
+    return 8
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadCaps:
+    """The limits of one user- or model-written query: rows read, their size, and the deadline (monotonic)."""
+
+    rows: int
+    bytes: int
+    deadline: float
+    timeout_ms: int
+
+    def check(self, size: int, rows_read: int) -> None:
+        """Raise once the rows read so far pass the size cap or the deadline."""
+        if size > self.bytes:
+            raise GraphQueryTooLargeError(
+                f"its first {rows_read + 1} rows hold more than {self.bytes:,} bytes",
+                "Return fewer or shorter values: add a LIMIT, return properties instead of whole nodes, and cut long "
+                "text with substring(x, 1, 200).",
+            )
+        if time.monotonic() > self.deadline:
+            raise GraphQueryTimeoutError(self.timeout_ms)
 
 
 def _plain(value: Any) -> Any:
@@ -119,15 +165,21 @@ class KuzuGraphStore:
         ```
     """
 
-    def __init__(self, path: Path, buffer_pool_mb: int | None = None) -> None:
+    def __init__(self, path: Path, buffer_pool_mb: int | None = None, *, read_only: bool = False) -> None:
         """Open (or create) the database file at ``path`` and its schema.
+
+        An existing file is checked first (``KuzuOpenCheck``): an empty one is refused, and one that changed since
+        agrag last closed it is opened in a child process before this one opens it, since Kùzu crashes the process
+        on some damaged files.
 
         Args:
             path: The database file.
             buffer_pool_mb: Kùzu's buffer pool in MB; None leaves Kùzu's default (about 80% of the memory).
+            read_only: Open an existing file only to read it (no check, no schema, nothing written).
 
         Raises:
             ConfigError: ``buffer_pool_mb`` is not a positive number of MB.
+            CorruptedStoreError: the file is empty or damaged.
             StoreLockedError: another process holds the file.
             StoreError: the file could not be opened.
         """
@@ -143,9 +195,12 @@ class KuzuGraphStore:
         self._readers: list[kuzu.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._open_check = None if read_only else KuzuOpenCheck(self._path, buffer_pool_mb)
+        if self._open_check is not None:
+            self._open_check.run()
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = kuzu.Database(str(self._path), buffer_pool_size=(buffer_pool_mb or 0) * _MB)
+            self._db = kuzu.Database(str(self._path), buffer_pool_size=(buffer_pool_mb or 0) * _MB, read_only=read_only)
             self._conn = kuzu.Connection(self._db)  # the write connection
         except RuntimeError as exc:
             if "lock" in str(exc).lower():
@@ -155,11 +210,39 @@ class KuzuGraphStore:
                 ) from exc
             raise StoreError(f"Could not open the Kùzu database {self._path}: {exc}") from exc
         try:
-            for statement in cy.SCHEMA:
+            for statement in () if read_only else self._missing_schema():
                 self._write(statement)
         except StoreError:
             self.close()  # the file stays locked by this process until the database is closed
             raise
+
+    def _missing_schema(self) -> list[str]:
+        """The ``SCHEMA`` statements whose table or column does not exist yet, in order.
+
+        Only those run: even a statement that changes nothing (``IF NOT EXISTS``) makes Kùzu rewrite the file's
+        header when it closes, and a command that only reads must leave the file as it found it.
+        """
+
+        def records(query: str) -> list[dict[str, Any]]:  # on the write connection: no thread's reader is made
+            names, rows = self._execute(query, write=True)
+            return [dict(zip(names, row, strict=True)) for row in rows]
+
+        tables = {t["name"].lower() for t in records(cy.SHOW_TABLES)}
+        columns: dict[str, set[str]] = {}
+        missing = []
+        for statement in cy.SCHEMA:
+            made = cy.schema_object(statement)
+            if made is None or made[0].lower() not in tables:
+                missing.append(statement)
+                continue
+            table, column = made
+            if column is None:
+                continue
+            if table not in columns:
+                columns[table] = {c["name"].lower() for c in records(cy.table_info(table))}
+            if column.lower() not in columns[table]:
+                missing.append(statement)
+        return missing
 
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a read statement on the calling thread's connection; return its rows."""
@@ -273,6 +356,15 @@ class KuzuGraphStore:
         versions = [{"id": d.id, "version": d.version} for d in documents]
         return [row[0] for row in self._write_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
 
+    def stored_documents(self, document_ids: Sequence[str]) -> dict[str, StoredDocument]:
+        """Return the committed, not deleted documents among ``document_ids``, with the folder each came from."""
+        rows = self._run(cy.DOCUMENT_ORIGINS, {"ids": list(document_ids)})
+        return {r[0]: StoredDocument(r[0], r[1], r[2], r[3], int(r[4]), r[5] or "") for r in rows}
+
+    def record_source_folders(self, folders: Mapping[str, str]) -> None:
+        """Record the folder each document (id → folder) came from, for documents stored before agrag did."""
+        self._write_batched(cy.SET_SOURCE_FOLDERS, "rows", [{"id": i, "source_folder": f} for i, f in folders.items()])
+
     def document_config_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
         """Return the hash of the settings each known document was ingested with ('' if not recorded)."""
         return {doc_id: h or "" for doc_id, h in self._run(cy.DOCUMENT_CONFIG_HASHES, {"ids": list(document_ids)})}
@@ -291,6 +383,7 @@ class KuzuGraphStore:
                 "source_path": d.source_path,
                 "chunk_count": count,
                 "config_hash": config_hash,
+                "source_folder": d.source_folder,
             }
             for d, count in documents
         ]
@@ -468,6 +561,15 @@ class KuzuGraphStore:
     def entity_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
         """The resolved entities that current chunks of these documents name or are about."""
         return {row[0] for row in self._run(cy.ENTITIES_OF_DOCUMENTS, {"ids": list(document_ids)})}
+
+    def entity_records_of_documents(self, document_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(record id, resolved id, normalized name)`` of each entity record the documents' current chunks name.
+
+        A merged entity's members are among them, each with the name those documents use (chunks about a record
+        count too).
+        """
+        rows = self._run(cy.ENTITY_RECORDS_OF_DOCUMENTS, {"ids": list(document_ids)})
+        return sorted((record_id, resolved_id, norm_name or "") for record_id, resolved_id, norm_name in rows)
 
     def community_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
         """The communities holding an entity that current chunks of these documents name or are about."""
@@ -681,17 +783,60 @@ class KuzuGraphStore:
         """Return the resolved entities among ``entity_ids`` that a current chunk in ``scope`` names or is about.
 
         A merged entity's id stands for the entity it resolved into, and the chunks naming or about its members count
-        for it. Each resolved entity comes once, where it was first asked for. An entity no current chunk of a
+        for it. Each resolved entity comes once, where it was first asked for. Within a scope, its name, label and
+        description come from the in-scope text only (see ``_named_in_scope``). An entity no current chunk of a
         document in ``scope`` (document ids that may be read; None: every document) names is missing, as an unknown
         id is; the scope is applied in the query.
         """
         rows = self._run(cy.VISIBLE_ENTITIES, {"ids": list(entity_ids), **_scope_params(scope)})
         found = {r[0]: Entity(id=r[1], name=r[2], label=r[3], description=r[4]) for r in rows}
+        if scope is not None:
+            named = self._named_in_scope(sorted({e.id for e in found.values()}), scope)
+            found = {asked: named[e.id] for asked, e in found.items() if e.id in named}
         visible: dict[str, Entity] = {}
         for asked in entity_ids:
             if asked in found:
                 visible.setdefault(found[asked].id, found[asked])
         return list(visible.values())
+
+    def _named_in_scope(
+        self, resolved_ids: Sequence[str] | None, scope: Sequence[str], *, describe: bool = True
+    ) -> dict[str, Entity]:
+        """What a scope calls each resolved entity, from the records of its cluster that in-scope chunks name.
+
+        Its own record if they name it, else the member record they name most (then by id); the description only
+        when no chunk outside the scope (of any version) names that record, as a record keeps the description of
+        the first text that named it. ``resolved_ids`` None: every entity the scope sees; ``describe`` False leaves
+        descriptions out.
+        """
+        if resolved_ids is None:
+            rows = self._run(cy.ALL_RECORDS_IN_SCOPE, _scope_params(scope))
+        elif resolved_ids:
+            rows = self._run(cy.RECORDS_IN_SCOPE, {"ids": list(resolved_ids), **_scope_params(scope)})
+        else:
+            return {}
+        best: dict[str, tuple[tuple[bool, int, str], Entity]] = {}
+        for resolved_id, record_id, name, label, description, links in rows:
+            key = (record_id != resolved_id, -int(links), record_id)
+            if resolved_id not in best or key < best[resolved_id][0]:
+                best[resolved_id] = (key, Entity(record_id, name, label, description))
+        records = [record.id for _, record in best.values()] if describe else []
+        outside = {row[0] for row in self._run(cy.RECORDS_NAMED_OUTSIDE, {"ids": records, "docs": sorted(scope)})}
+        return {
+            resolved_id: Entity(resolved_id, r.name, r.label, r.description if describe and r.id not in outside else "")
+            for resolved_id, (_, r) in best.items()
+        }
+
+    def entities_named_in_scope(self, name: str, scope: Sequence[str] | None, limit: int = 5) -> list[Entity]:
+        """The resolved entities with a record of this (normalized) name that a current in-scope chunk names.
+
+        As ``visible_entities`` shows them; a name only documents outside the scope use finds nothing.
+        """
+        norm_name = normalize_name(name)
+        if not norm_name or limit <= 0:
+            return []
+        rows = self._run(cy.NAMED_IN_SCOPE, {"norm_name": norm_name, **_scope_params(scope)})
+        return self.visible_entities(sorted({row[0] for row in rows})[:limit], scope)
 
     def entity_support_in_scope(
         self, entity_ids: Sequence[str], scope: Sequence[str] | None, per_entity: int = 3
@@ -819,55 +964,84 @@ class KuzuGraphStore:
         return self.get_entities(ids[:limit])
 
     def run_read_only(
-        self, query: str, params: Mapping[str, Any] | None = None, max_rows: int = 1000, timeout_ms: int = 10_000
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        max_rows: int = 1000,
+        timeout_ms: int = 10_000,
+        max_bytes: int = READ_ONLY_MAX_BYTES,
     ) -> tuple[list[str], list[list[Any]]]:
         """Run one query written by a user or a model, which must only read; return its columns and rows.
 
         The query is refused before it runs if it holds a write or transaction clause, more than one statement, or a
-        ``CALL`` of anything but a catalog procedure; it then runs inside a read-only transaction, which Kùzu ends
-        on any write. Values come back JSON-compatible (nodes and relationships as dicts of their properties).
+        ``CALL`` of anything but a catalog procedure, if it names a table outside the public schema (or has a node
+        pattern without a label, which would match them), or if it asks for work Kùzu cannot bound
+        (``kuzu_cypher.unbounded_problem``). It then runs inside a read-only transaction, which Kùzu ends on any
+        write, under Kùzu's own query timeout; its sorts, strings and aggregations are bounded by the buffer pool
+        (``buffer_pool_mb``). Values come back JSON-compatible (nodes and relationships as dicts of their
+        properties).
 
         Args:
             query: One Cypher statement (Kùzu dialect).
             params: Values of its ``$parameters``.
             max_rows: Rows beyond this many are not read.
-            timeout_ms: The query is interrupted after this long.
+            timeout_ms: The query is interrupted after this long (reading its rows included).
+            max_bytes: The most the rows read may hold (text counted by characters); more stops the query.
 
         Raises:
-            StoreError: the query is not read-only, names an unbound parameter, is not valid Cypher, or failed.
+            GraphQueryRefusedError: the query is not read-only, reads an internal table or asks for unbounded work.
+            GraphQueryTimeoutError: it ran past ``timeout_ms``.
+            GraphQueryTooLargeError: its rows passed ``max_bytes``, or its work did not fit the buffer pool.
+            StoreError: it names an unbound parameter, is not valid Cypher, or failed.
         """
         problem = cy.read_only_problem(query)
         if problem:
-            raise StoreError(f"The graph query must be read-only and a single statement, but {problem}.")
+            raise GraphQueryRefusedError(f"The graph query must be read-only and a single statement, but {problem}.")
+        problem = cy.internal_table_problem(query) or cy.unbounded_problem(query)
+        if problem:
+            raise GraphQueryRefusedError(f"The graph query was refused before it ran: {problem}.")
         given = dict(params or {})
         missing = set(_PARAM.findall(cy.clause_text(query))) - given.keys()
         if missing:  # an unbound $param can crash the Kùzu process instead of raising
             raise StoreError(f"The graph query uses parameters that have no value: {', '.join(sorted(missing))}.")
+        caps = _ReadCaps(max_rows, max_bytes, time.monotonic() + timeout_ms / 1000, timeout_ms)
         with self._statements.read():
             conn = self._reader()
             try:
                 conn.set_query_timeout(timeout_ms)
-                return self._read_in_transaction(conn, query, given, max_rows)
+                return self._read_in_transaction(conn, query, given, caps)
             except RuntimeError as exc:
-                reason = f"it ran longer than {timeout_ms} ms" if "Interrupted" in str(exc) else str(exc)
-                raise StoreError(f"The graph query failed on {self._path}: {reason}") from exc
+                if "Interrupted" in str(exc):
+                    raise GraphQueryTimeoutError(timeout_ms) from exc
+                if "buffer pool is full" in str(exc):
+                    size = f"{self._buffer_pool_mb} MB" if self._buffer_pool_mb else "Kùzu's default size"
+                    raise GraphQueryTooLargeError(
+                        f"its work did not fit the graph store's buffer pool ({size})",
+                        "Ask for less (a LIMIT, fewer or shorter values, no cross products); the buffer pool is "
+                        "AGRAG_KUZU_BUFFER_POOL_MB.",
+                    ) from exc
+                raise StoreError(f"The graph query failed on {self._path}: {exc}") from exc
             finally:
                 conn.set_query_timeout(0)
 
     @staticmethod
     def _read_in_transaction(
-        conn: kuzu.Connection, query: str, params: dict[str, Any], max_rows: int
+        conn: kuzu.Connection, query: str, params: dict[str, Any], caps: _ReadCaps
     ) -> tuple[list[str], list[list[Any]]]:
         """Run ``query`` in a read-only transaction on ``conn``, always ended (the caller holds the read side)."""
         conn.execute(cy.BEGIN_READ_ONLY)
         try:
             result = conn.execute(query, params)
             if not isinstance(result, kuzu.QueryResult):
-                raise StoreError("The graph query must be a single statement.")
+                raise GraphQueryRefusedError("The graph query must be a single statement.")
             columns = list(result.get_column_names())
             rows: list[list[Any]] = []
-            while len(rows) < max_rows and result.has_next():
-                rows.append([_plain(v) for v in result.get_next()])
+            size = 0
+            while len(rows) < caps.rows and result.has_next():
+                row = result.get_next()
+                size += sum(_result_size(v) for v in row)
+                caps.check(size, len(rows))
+                rows.append([_plain(v) for v in row])
             result.close()
         except BaseException:
             with contextlib.suppress(RuntimeError):  # Kùzu may have ended it already (a timeout does)
@@ -906,11 +1080,47 @@ class KuzuGraphStore:
         lines.append(cy.SCHEMA_NOTES)
         return "\n".join(lines)
 
+    def check_readable(self) -> dict[str, int]:
+        """Read the catalog and count the rows of every table it lists (what ``KuzuOpenCheck``'s child runs)."""
+        counts: dict[str, int] = {}
+        for table in self._records(cy.SHOW_TABLES):
+            count = cy.count_nodes if table["type"] == "NODE" else cy.count_rels
+            counts[table["name"]] = int(self._run(count(table["name"]))[0][0])
+        return counts
+
     def counts(self) -> dict[str, int]:
         """Return the number of rows of every node and relationship table."""
         counts = {table: int(self._run(cy.count_nodes(table))[0][0]) for table in cy.NODE_TABLES}
         counts.update({table: int(self._run(cy.count_rels(table))[0][0]) for table in cy.REL_TABLES})
         return counts
+
+    def embedded_counts(self) -> dict[str, int]:
+        """The fewest points each vector collection must hold, keyed by collection name (chunks, entities, communities).
+
+        The searchable chunks of committed document versions and the entities they name or are about were embedded
+        before their commit, and every community has a report vector; a collection with fewer points lost some.
+        """
+        return {
+            "chunks": int(self._run(cy.EMBEDDED_CHUNKS)[0][0]),
+            "entities": int(self._run(cy.EMBEDDED_ENTITIES)[0][0]),
+            "communities": int(self._run(cy.count_nodes("Community"))[0][0]),
+        }
+
+    def embedded_sample(self, limit: int = 32) -> dict[str, list[str]]:
+        """Up to ``limit`` ids of what each vector collection must hold (see ``embedded_counts``), keyed the same."""
+        return {
+            name: [row[0] for row in self._run(query, {"limit": limit})] for name, query in cy.EMBEDDED_SAMPLE.items()
+        }
+
+    def searchable_chunk_ids(self) -> list[str]:
+        """The ids of every stored chunk that is embedded (current or superseded; not sections), by id."""
+        return [row[0] for row in self._run(cy.ALL_SEARCHABLE_CHUNK_IDS)]
+
+    def all_entities(self) -> list[tuple[Entity, bool]]:
+        """Every stored entity record with whether it was merged into another, by id."""
+        return [
+            (Entity(id=r[0], name=r[1], label=r[2], description=r[3]), bool(r[4])) for r in self._run(cy.ALL_ENTITIES)
+        ]
 
     def graph_counts(self, scope: Sequence[str] | None = None) -> GraphCounts:
         """What the graph holds now: current documents and chunks, resolved entities per label, relations per type.
@@ -922,8 +1132,9 @@ class KuzuGraphStore:
         params = _scope_params(scope)
         if scope is None:
             labels = self._run(cy.STATUS_ENTITY_LABELS)
-        else:
-            labels = self._run(cy.STATUS_ENTITY_LABELS_IN_SCOPE, params)
+        else:  # labels as the scope names each entity, never the label another document gives it
+            named = self._named_in_scope(None, scope, describe=False).values()
+            labels = [[label, count] for label, count in Counter(e.label for e in named).items()]
         return GraphCounts(
             documents=int(self._run(cy.STATUS_DOCUMENTS, params)[0][0]),
             chunks=int(self._run(cy.STATUS_CHUNKS, params)[0][0]),
@@ -935,7 +1146,7 @@ class KuzuGraphStore:
     def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
         """The committed documents (within ``scope``: document ids; None: all), by source path."""
         rows = self._run(cy.LIST_DOCUMENTS, {**_scope_params(scope), "skip": offset, "limit": limit})
-        return [StoredDocument(r[0], r[1], r[2] or "", r[3] or "", int(r[4] or 0)) for r in rows]
+        return [StoredDocument(r[0], r[1], r[2] or "", r[3] or "", int(r[4] or 0), r[5] or "") for r in rows]
 
     @staticmethod
     def _most_first(rows: list[list[Any]]) -> dict[str, int]:
@@ -957,3 +1168,5 @@ class KuzuGraphStore:
                 conn.close()
             self._conn.close()
             self._db.close()
+            if self._open_check is not None:
+                self._open_check.record()

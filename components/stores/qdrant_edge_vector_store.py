@@ -225,9 +225,11 @@ class QdrantEdgeVectorStore:
         self, dense: Sequence[float], ids: Sequence[str], payload_filter: PayloadFilter | None = None
     ) -> dict[str, float]:
         """Cosine similarity of ``dense`` to each stored point among ``ids`` that passes the filter."""
+        given = payload_filter or PayloadFilter()
+        if given.ids is not None:  # the filter's own id condition narrows the ids asked for
+            ids = [i for i in ids if i in given.ids]
         if not ids:
             return {}
-        given = payload_filter or PayloadFilter()
         conditions: list[Any] = [qe.HasIdCondition({point_uuid(i) for i in ids}), *_conditions(given.equals)]
         request = qe.QueryRequest(
             limit=len(ids),

@@ -209,6 +209,10 @@ class AccessPolicy:
         """True when no token is configured: a request without one is the unscoped anonymous caller."""
         return not self.configured
 
+    def secrets(self) -> tuple[str, ...]:
+        """Every accepted token, for masking them in error texts (never to show or log)."""
+        return tuple(token.secret for token in self._tokens)
+
     def check_host(self, host: str) -> None:
         """Refuse to serve an open API on a host other machines can reach.
 

@@ -18,6 +18,7 @@ from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, Field
+from starlette.routing import Route
 
 from agrag.pipelines.runtime import Runtime
 from agrag.service.api.access import AccessPolicy
@@ -27,6 +28,7 @@ from agrag.service.api.errors import ErrorBody, NotReadyError, error_response, i
 from agrag.service.api.middleware import AccessLog, BodyLimit
 from agrag.service.api.sessions import SessionStore
 from agrag.service.api.tool_routes import tool_routes
+from agrag.service.mcp.http import MCP_PATH, McpHttpEndpoint
 from agrag.service.tools.tool import ToolHost
 
 logger = logging.getLogger(__name__)
@@ -59,6 +61,7 @@ def create_app(
     sessions: SessionStore | None = None,
     warm_up: bool = True,
     remote: bool = False,
+    mcp_writes: bool = False,
 ) -> FastAPI:
     """The HTTP API over ``runtime``, for the callers ``access`` admits.
 
@@ -70,6 +73,7 @@ def create_app(
         warm_up: Load the embedding model and build the default recipe's pipeline when the app starts, in the
             background (``/readyz`` answers 503 until done). Without it the app is ready at once.
         remote: Other machines reach this server (a non-loopback host): ingestion then needs ``AGRAG_FILES_ROOT``.
+        mcp_writes: Offer the write tools (ingest, delete_document) at /mcp too, to unscoped tokens; needs ``queue``.
 
     Usage:
         ```python
@@ -86,6 +90,7 @@ def create_app(
         queue=queue,
         remote=remote,
     )
+    mcp = McpHttpEndpoint(state.host, access, loopback=not remote, queue=queue if mcp_writes else None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -93,7 +98,8 @@ def create_app(
             threading.Thread(target=_warm_up, args=(state,), name="agrag-warm-up", daemon=True).start()
         else:
             state.ready.set()
-        yield
+        async with mcp.running():
+            yield
 
     app = FastAPIOffline(
         title="agrag",
@@ -108,6 +114,7 @@ def create_app(
     app.add_middleware(BodyLimit)  # outermost: a body too large is refused before anything reads it
     app.include_router(tool_routes())
     app.include_router(admin_routes())
+    app.router.routes.append(Route(MCP_PATH, endpoint=mcp))  # the MCP SDK's streamable HTTP transport
 
     @app.get("/healthz", tags=["health"], summary="Is the process up")
     async def healthz() -> Health:

@@ -20,8 +20,10 @@ from agrag.service.tools.tool import ToolHost
 class RunQueue(Protocol):
     """The ingestion queue as the routes use it (``service/server/ingestion_queue.py: IngestionQueue``)."""
 
-    def submit_ingest(self, folder: str, overrides: Sequence[str], source: RunSource) -> IngestionRun:
-        """Queue an ingestion of ``folder``; the run's message says whether it runs now or waits."""
+    def submit_ingest(
+        self, folder: str, overrides: Sequence[str], source: RunSource, files: Sequence[str] = ()
+    ) -> IngestionRun:
+        """Queue an ingestion of ``folder`` (only ``files`` of it, if given); the message says if it runs now."""
         ...
 
     def submit_delete(self, document_id: str, overrides: Sequence[str], source: RunSource) -> IngestionRun:

@@ -6,6 +6,7 @@ traceback (it goes to the server's log instead).
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -102,11 +103,23 @@ def one_line(text: str) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
+class ErrorJSONResponse(JSONResponse):
+    r"""An error's JSON: what it quotes of the request may hold a lone surrogate (bytes that were not UTF-8).
+
+    It is sent as its JSON escape (``\udcff``) instead of failing to encode, which would turn a 422 into a 500.
+    """
+
+    def render(self, content: Any) -> bytes:
+        """The body as UTF-8 JSON, a lone surrogate as its escape."""
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
+
+
 def error_response(exc: AgragError) -> JSONResponse:
     """The JSON response of an agrag error."""
     headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthenticationError) else None
     body = ErrorBody(error=type(exc).__name__, message=one_line(str(exc)))
-    return JSONResponse(body.model_dump(exclude_none=True), status_code=status_of(exc), headers=headers)
+    return ErrorJSONResponse(body.model_dump(exclude_none=True), status_code=status_of(exc), headers=headers)
 
 
 def _validation_message(errors: list[Any]) -> str:
@@ -131,13 +144,13 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{k: v for k, v in e.items() if k != "ctx"} for e in exc.errors()]
         body = ErrorBody(error="ValidationError", message=_validation_message(errors), detail=errors)
-        return JSONResponse(body.model_dump(mode="json"), status_code=422)
+        return ErrorJSONResponse(body.model_dump(mode="json"), status_code=422)
 
     @app.exception_handler(ValidationError)
     async def _invalid_arguments(request: Request, exc: ValidationError) -> JSONResponse:
         errors = [{k: v for k, v in e.items() if k != "ctx"} for e in exc.errors()]
         body = ErrorBody(error="ValidationError", message=_validation_message(errors), detail=errors)
-        return JSONResponse(body.model_dump(mode="json"), status_code=422)
+        return ErrorJSONResponse(body.model_dump(mode="json"), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

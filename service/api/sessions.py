@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agrag.components.data_models.evidence import EvidenceScope
 from agrag.components.errors import EvidenceError
+from agrag.pipelines.document_ids import check_documents_known
 from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.service.api.access import Caller
 from agrag.service.api.errors import ConflictError
@@ -111,6 +112,7 @@ class SessionStore:
         Raises:
             ConflictError: the caller already holds ``per_caller`` sessions.
             EvidenceError: a malformed id in ``fetched`` (no session is made).
+            UnknownDocumentIdError: ``documents`` names ids of no stored document (no session is made).
         """
         scope = _scope(caller.documents, documents)
         with self._lock:
@@ -122,6 +124,8 @@ class SessionStore:
                     f"/v1/sessions/ID) or let one end ({self.idle_minutes:g} minutes unused)."
                 )
         session = self._factory(scope)
+        if documents and scope.document_ids:  # ids the caller named, within its documents (not a token's own scope)
+            check_documents_known(session.store.graph, scope.document_ids)
         restored = session.fetch(fetched) if fetched else None
         session_id = "s" + secrets.token_urlsafe(18)
         with self._lock:

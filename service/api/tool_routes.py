@@ -63,11 +63,11 @@ def _endpoint(tool: Tool[Any, Any], in_session: bool, in_query: bool = False) ->
 def tool_routes() -> APIRouter:
     """The routes of every tool, and of creating, reading and ending evidence sessions."""
     router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
-    search, status, documents = TOOLS["search"], TOOLS["status"], TOOLS["list_documents"]
     for tool, method, path, tag in (
-        (search, "POST", "/search", "search"),
-        (status, "GET", "/status", "status"),
-        (documents, "GET", "/documents", "status"),
+        (TOOLS["search"], "POST", "/search", "search"),
+        (TOOLS["status"], "GET", "/status", "status"),
+        (TOOLS["list_documents"], "GET", "/documents", "status"),
+        (TOOLS["get_ontology"], "GET", "/ontology", "status"),
     ):
         router.add_api_route(
             path,

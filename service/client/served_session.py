@@ -20,6 +20,7 @@ from agrag.components.data_models.evidence import (
     FetchedEvidence,
     FetchResult,
 )
+from agrag.components.safe_text import require_text
 from agrag.service.client.server_client import ServerClient
 
 
@@ -62,6 +63,7 @@ class ServedEvidenceSession:
 
     def discover(self, query: str, mode: str = "hybrid", limit: int = 10) -> DiscoverResult:
         """See ``EvidenceSession.discover``."""
+        require_text(query)  # as in-process, before the query travels
         result: DiscoverResult = self._call("discover", query=query, mode=str(mode), limit=limit)
         return result
 
@@ -75,6 +77,7 @@ class ServedEvidenceSession:
 
     def find_entities(self, query: str, limit: int = 10) -> tuple[EntityEvidence, ...]:
         """See ``EvidenceSession.find_entities``."""
+        require_text(query)
         found: tuple[EntityEvidence, ...] = self._call("find_entities", query=query, limit=limit)
         return found
 

@@ -8,6 +8,7 @@ message; a server that does not answer raises ``ServerUnavailableError``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -21,6 +22,7 @@ from agrag.components.data_models.ingestion_run import IngestionRun, RunSource
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.store_status import StoreStatus
+from agrag.components.data_models.stored_document import StoredDocument
 from agrag.service.client.errors import ServerUnavailableError, error_from
 from agrag.service.server.server_file import ServerInfo
 from agrag.service.tools.registry import TOOLS
@@ -38,6 +40,7 @@ _RUNS = TypeAdapter(list[IngestionRun])
 _STATUS = TypeAdapter(StoreStatus)
 _MERGE_LOG = TypeAdapter(list[MergeLogEntry])
 _CANDIDATES = TypeAdapter(list[ResolutionCandidate])
+_DOCUMENTS = TypeAdapter(list[StoredDocument])
 
 
 def recipe_overrides(overrides: Sequence[str]) -> list[str]:
@@ -97,8 +100,12 @@ class ServerClient:
             AgragError: the error the server answered with (the same class, with the server's message).
             ServerUnavailableError: the server did not answer (refused, timed out, cut off).
         """
+        # ASCII JSON: a lone surrogate (argv bytes that were not UTF-8) travels as \udcff and the server names it,
+        # where httpx's UTF-8 JSON would fail here with a UnicodeEncodeError.
+        content = None if body is None else json.dumps(body, ensure_ascii=True).encode("ascii")
+        headers = None if body is None else {"Content-Type": "application/json"}
         try:
-            response = self._http.request(method, path, json=body, params=params)
+            response = self._http.request(method, path, content=content, headers=headers, params=params)
         except httpx.TimeoutException as exc:
             raise self._unavailable(f"no answer within {_seconds(exc, self._http.timeout)}") from exc
         except httpx.TransportError as exc:
@@ -207,6 +214,12 @@ class ServerClient:
     def candidates(self) -> list[ResolutionCandidate]:
         """The near misses resolution kept apart."""
         return _CANDIDATES.validate_python(self.request("GET", "/v1/merges/candidates"))
+
+    def documents(self, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
+        """One page of the committed documents, by path."""
+        return _DOCUMENTS.validate_python(
+            self.request("GET", "/v1/documents", params={"offset": offset, "limit": limit})
+        )
 
 
 def _reason(exc: httpx.TransportError) -> str:

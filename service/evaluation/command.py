@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from agrag.components.errors import EvaluationError
+from agrag.components.safe_text import printable
+from agrag.flows.progress import stage_lines
 from agrag.pipelines.config_loader import available_options, search_dirs
 from agrag.pipelines.recipes import PRESETS, load_recipe
 from agrag.pipelines.runtime import compose_config
 from agrag.pipelines.settings import load_eval_settings, load_settings
+from agrag.service.cli_support import SafeConsole
 from agrag.service.evaluation.converters import load_named
 from agrag.service.evaluation.dataset import EvalDataset, load_generic
 from agrag.service.evaluation.report import WrittenFiles, markdown, score, write
@@ -91,13 +96,22 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
         progress=sys.stderr.isatty(),
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+    # Not a terminal (a pipe, a log file): no bars, but one line per ingestion stage and per recipe searched.
+    lines = None if inputs.progress else sys.stderr
+    with (
+        Progress(*columns, console=SafeConsole(stderr=True), transient=True, disable=lines is not None) as progress,
+        stage_lines(lines),
+    ):
         bars: dict[str, TaskID] = {}
 
         def tick(label: str, done: int) -> None:
+            total = len(chosen.questions)
             if label not in bars:
-                bars[label] = progress.add_task(f"searching with {label}", total=len(chosen.questions))
+                bars[label] = progress.add_task(f"searching with {label}", total=total)
+                _line(lines, f"searching with {label}: {total} questions")
             progress.update(bars[label], completed=done)
+            if done == total:
+                _line(lines, f"searching with {label}: done")
 
         run = run_evaluation(chosen, inputs, tick)
     for label, ingest in run.ingests.items():
@@ -112,3 +126,9 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
     files = write(report, eval_settings.results_dir)
     console.print(f"Wrote {files.markdown}, {files.json}, {files.questions} and {files.chart}")
     return files
+
+
+def _line(stream: TextIO | None, text: str) -> None:
+    if stream is not None:
+        stream.write(f"{time.strftime('%H:%M:%S')} {printable(text, multiline=False)}\n")
+        stream.flush()

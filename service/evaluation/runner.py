@@ -80,7 +80,7 @@ class RecipeRunner:
 
     Usage:
         ```python
-        runner = RecipeRunner(SearchEngine(store, embedder), document_index(dataset), depth=10)
+        runner = RecipeRunner(SearchEngine(store, embedder), document_index(dataset, cache_dir), depth=10)
         run = await runner.rank(load_recipe("hybrid"), questions, tick, "hybrid")
         ```
     """
@@ -174,7 +174,8 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
             )
         variants.append((LLM_TRIPLES, ("ingest/extractor=triples", f"ingest.extractor.path={dataset.triples_path}")))
     questions = [q.question for q in dataset.questions]
-    searcher = _Searcher(inputs, embedder, recipes, questions, document_index(dataset))
+    index = document_index(dataset, cache_dir, inputs.settings.agrag.files_root)
+    searcher = _Searcher(inputs, embedder, recipes, questions, index)
     for variant, extra in variants:
         started = time.perf_counter()
         label = "triples" if variant else "default"

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag.components.data_models.document import document_id_for
+from agrag.components.loaders.files_root import folder_key
 from agrag.flows.ingest_flow import run_ingest
 from agrag.flows.ingest_report import IngestReport
 from agrag.pipelines.config_loader import load_config
 from agrag.service.evaluation.dataset import EvalDataset
+from agrag.service.server.private_prefect import private_prefect_api
 
 _DONE = "ingest.done"
 _CODE_PACKAGES = ("agrag.components", "agrag.flows")
@@ -30,9 +32,13 @@ def passage_file(index: int) -> str:
     return f"{index:06d}.txt"
 
 
-def document_index(dataset: EvalDataset) -> dict[str, int]:
-    """Document id → corpus index."""
-    return {document_id_for(passage_file(i)): i for i in range(len(dataset.corpus))}
+def document_index(dataset: EvalDataset, cache_dir: Path, files_root: Path | None = None) -> dict[str, int]:
+    """Document id → corpus index, for the passages ingested from ``passages_folder(dataset, cache_dir)``.
+
+    Ids contain the folder's name (its path relative to ``files_root`` when inside it), as the ingestion made them.
+    """
+    key = folder_key(dataset_folder(dataset, cache_dir) / "passages", files_root)
+    return {document_id_for(passage_file(i), key): i for i in range(len(dataset.corpus))}
 
 
 def dataset_folder(dataset: EvalDataset, cache_dir: Path) -> Path:
@@ -90,12 +96,13 @@ def build_store(
         return BuiltStore(data_dir, None)
     for stale in base.glob(f"store-{label}-*"):
         shutil.rmtree(stale, ignore_errors=True)  # built by older code or settings; never read again
-    report = run_ingest(
-        str(passages_folder(dataset, cache_dir)),
-        list(overrides),
-        progress_bar=progress,
-        data_dir=str(data_dir),
-        embedding_cache_dir=str(cache_dir / "embeddings"),
-    )
+    with private_prefect_api():  # not Prefect's own temporary server, which outlives a kill -9 of the command
+        report = run_ingest(
+            str(passages_folder(dataset, cache_dir)),
+            list(overrides),
+            progress_bar=progress,
+            data_dir=str(data_dir),
+            embedding_cache_dir=str(cache_dir / "embeddings"),
+        )
     (data_dir / _DONE).touch()
     return BuiltStore(data_dir, report)

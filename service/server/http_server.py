@@ -86,6 +86,7 @@ def serve(
     queue: ServedQueue | None = None,
     shutdown_seconds: float = 30.0,
     on_started: Callable[[str], None] | None = None,
+    mcp_writes: bool = False,
 ) -> None:
     """Serve the API on ``bound`` until a signal, then stop everything, whatever happens (closes ``runtime``).
 
@@ -97,9 +98,10 @@ def serve(
         queue: The ingestion queue; started here, stopped after uvicorn.
         shutdown_seconds: How long a running ingestion may take to reach its next safe point on shutdown.
         on_started: Called with the URL once the server file is written.
+        mcp_writes: Offer the MCP write tools (ingest, delete_document) at /mcp to unscoped tokens.
     """
     remote = not is_loopback(bound.sock.getsockname()[0])
-    app = create_app(runtime, access, queue=queue, remote=remote)
+    app = create_app(runtime, access, queue=queue, remote=remote, mcp_writes=mcp_writes)
     config = uvicorn.Config(
         app,
         log_config=None,  # agrag's logging: one access line per request, without tokens (see AccessLog)
@@ -176,9 +178,25 @@ def open_queue(runtime: Runtime, deployment: str | None = None) -> ServedQueue:
     return queue
 
 
+class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stderr`` as it is when a line is logged, not as it was when the handler was made.
+
+    A caller that swaps stderr for a while (a test runner capturing a command's output) closes its stream afterwards;
+    a handler holding that stream would fail on every later line of the server's threads.
+    """
+
+    @property
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass
+
+
 def configure_logging(verbose: bool = False) -> None:
     """Send agrag's log lines (one per request, start and stop) to stderr; other libraries' warnings only."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _CurrentStderrHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
     agrag = logging.getLogger("agrag")
     agrag.handlers = [handler]

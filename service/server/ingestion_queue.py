@@ -133,12 +133,15 @@ class IngestionQueue:
         for feeder in self._feeders:
             feeder.start()
 
-    def submit_ingest(self, folder: str, overrides: Sequence[str], source: RunSource) -> IngestionRun:
-        """Queue an ingestion of ``folder`` with ``overrides``; the run's message says when it runs."""
+    def submit_ingest(
+        self, folder: str, overrides: Sequence[str], source: RunSource, files: Sequence[str] = ()
+    ) -> IngestionRun:
+        """Queue an ingestion of ``folder`` (only ``files`` of it, if given); the run's message says when it runs."""
         run = IngestionRun(new_run_id(), RunKind.INGEST, source, folder, tuple(overrides))
+        chosen = list(files) or None
 
         def execute() -> State[Any]:
-            final = ingest_flow(folder, list(overrides), data_dir=self.data_dir_text, return_state=True)
+            final = ingest_flow(folder, list(overrides), data_dir=self.data_dir_text, files=chosen, return_state=True)
             return cast(State[Any], final)
 
         return self.enqueue(run, execute)

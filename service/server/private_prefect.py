@@ -12,19 +12,29 @@ skips Prefect's database migrations.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import prefect
 from prefect.events.worker import EventsWorker
 from prefect.logging.handlers import APILogWorker
+from prefect.settings import (
+    PREFECT_API_URL,
+    PREFECT_HOME,
+    PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS,
+    temporary_settings,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +44,8 @@ HOME_FOLDER = "prefect-server"  # inside the data dir
 # survives exec); it gives up if the parent died before that took effect. No preexec_fn: it is not safe with threads.
 _LAUNCHER = (
     "import ctypes, os, signal, sys\n"
-    "if ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0) != 0: sys.exit(70)\n"
+    "if sys.platform.startswith('linux') and ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0):\n"
+    "    sys.exit(70)\n"
     "if os.getppid() != int(sys.argv[1]): sys.exit(71)\n"
     "os.execv(sys.argv[2], sys.argv[2:])\n"
 )
@@ -102,6 +113,7 @@ class PrivatePrefectServer:
             "--lifespan",
             "on",
         ]
+        reap_orphans(self.home)
         log = (self.home / "server.log").open("ab")
         started = time.monotonic()
         try:
@@ -116,6 +128,7 @@ class PrivatePrefectServer:
         finally:
             sock.close()  # the child has its own copy
             log.close()
+        _record(self.home, self._process.pid)
         self._url = f"http://127.0.0.1:{port}/api"
         self._wait_until_up(started, cancelled)
         logger.info(
@@ -126,7 +139,10 @@ class PrivatePrefectServer:
     def stop(self, timeout: float = 5.0) -> None:
         """Send the logs and events still queued for it, then stop the server (SIGTERM; SIGKILL after ``timeout``)."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
+        if process is None:
+            return
+        _records(self.home).joinpath(f"{process.pid}.json").unlink(missing_ok=True)
+        if process.poll() is not None:
             return
         # else Prefect sends them at exit, to a server that is gone: "--- Error logging to API ---"
         APILogWorker.drain_all(timeout=timeout)
@@ -157,6 +173,7 @@ class PrivatePrefectServer:
             while True:
                 code = self._process.poll()
                 if code is not None:
+                    _records(self.home).joinpath(f"{self._process.pid}.json").unlink(missing_ok=True)
                     self._process = None
                     raise PrivatePrefectServerError(
                         f"The private Prefect server for ingestion runs exited with code {code} while starting; its "
@@ -178,3 +195,108 @@ class PrivatePrefectServer:
                         "running Prefect server instead."
                     )
                 time.sleep(0.1)
+
+
+@contextmanager
+def private_prefect_api(home: Path | None = None) -> Iterator[str]:
+    """A Prefect API for the flows this thread runs in the block: ``PREFECT_API_URL`` if set, else a private server.
+
+    The in-process CLI (``agrag ingest``, ``agrag delete``, an ``agrag eval`` store build) runs its flows inside this
+    block instead of letting Prefect start its own temporary server, which outlives a kill -9 of the command. The
+    private server keeps Prefect's usual files (``PREFECT_HOME``: its database and ``server.log``), dies with this
+    thread or process, and is stopped when the block ends. Call it from the thread that runs the flows.
+
+    Raises:
+        PrivatePrefectServerError: the private server did not start.
+    """
+    configured = PREFECT_API_URL.value()
+    if configured:
+        yield str(configured)
+        return
+    server = PrivatePrefectServer(
+        Path(home or PREFECT_HOME.value()).expanduser(),
+        float(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()),
+    )
+    url = server.start()
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            yield url
+    finally:
+        server.stop()
+
+
+def _records(home: Path) -> Path:
+    return home / "agrag-servers"
+
+
+def _proc_stat(pid: int) -> tuple[int, int] | None:
+    """``(parent pid, start time in clock ticks)`` of a running process, or None (gone, or no ``/proc`` here)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces and parentheses
+    return int(fields[1]), int(fields[19])
+
+
+def _record(home: Path, pid: int) -> None:
+    """Write down the server just started, so that a later start can end it if this process dies without stopping it.
+
+    A record is the pid, its parent (this process) and its start time: a pid reused by another process later does
+    not match, so only this very server can be ended by it.
+    """
+    stat = _proc_stat(pid)
+    if stat is None:
+        return
+    folder = _records(home)
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"pid": pid, "parent": os.getpid(), "started": stat[1]}
+    (folder / f"{pid}.json").write_text(json.dumps(record), encoding="utf-8")
+
+
+def reap_orphans(home: Path, timeout: float = 5.0) -> list[int]:
+    """End the Prefect servers recorded in ``home`` whose parent is gone (left by a process killed with SIGKILL).
+
+    A recorded server is ended only if it is still that process (same pid and start time, a Prefect server's command
+    line) and its parent is no longer the process that started it; a server whose parent still runs is left alone.
+    Records of servers already gone are removed. Returns the pids ended.
+    """
+    ended: list[int] = []
+    for path in sorted(_records(home).glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            pid, parent, started = int(record["pid"]), int(record["parent"]), int(record["started"])
+        except (OSError, ValueError, KeyError, TypeError):
+            path.unlink(missing_ok=True)
+            continue
+        stat = _proc_stat(pid)
+        if stat is not None and stat[0] == parent:
+            continue  # its parent still runs it
+        if stat is not None and stat[1] == started and _is_prefect_server(pid):
+            logger.warning("Ending Prefect server %s, left running by process %s that was killed", pid, parent)
+            _end(pid, started, timeout)
+            ended.append(pid)
+        path.unlink(missing_ok=True)
+    return ended
+
+
+def _is_prefect_server(pid: int) -> bool:
+    try:
+        return b"prefect.server.api.server:create_app" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _end(pid: int, started: int, timeout: float) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds, while the process is still the one that started then."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            stat = _proc_stat(pid)
+            if stat is None or stat[1] != started:
+                return
+            time.sleep(0.05)

@@ -14,9 +14,12 @@ from agrag.service.tools.evidence_tools import (
     NAVIGATE,
     RENDER_CITATIONS,
 )
+from agrag.service.tools.ontology_tool import GET_ONTOLOGY
+from agrag.service.tools.search_evidence_tool import SEARCH_EVIDENCE
 from agrag.service.tools.search_tool import SEARCH
 from agrag.service.tools.status_tool import STATUS
 from agrag.service.tools.tool import Tool
+from agrag.service.tools.write_tools import DELETE_DOCUMENT, INGEST
 
 _ALL: tuple[Tool[Any, Any], ...] = (
     SEARCH,
@@ -29,6 +32,8 @@ _ALL: tuple[Tool[Any, Any], ...] = (
     RENDER_CITATIONS,
     STATUS,
     LIST_DOCUMENTS,
+    SEARCH_EVIDENCE,
+    GET_ONTOLOGY,
 )
 
 TOOLS: dict[str, Tool[Any, Any]] = {tool.name: tool for tool in _ALL}
@@ -36,3 +41,21 @@ TOOLS: dict[str, Tool[Any, Any]] = {tool.name: tool for tool in _ALL}
 
 SESSION_TOOLS: dict[str, Tool[Any, Any]] = {name: tool for name, tool in TOOLS.items() if tool.in_session}
 """The evidence tools, which run inside a caller's evidence session."""
+
+MCP_READ_TOOLS: dict[str, Tool[Any, Any]] = {
+    "search_evidence": SEARCH_EVIDENCE,
+    "fetch_evidence": FETCH,
+    "navigate": NAVIGATE,
+    "find_entities": FIND_ENTITIES,
+    "explore": EXPLORE,
+    "check_citations": CHECK_CITATIONS,
+    "render_citations": RENDER_CITATIONS,
+    "search": SEARCH,
+    "status": STATUS,
+    "get_ontology": GET_ONTOLOGY,
+    "list_documents": LIST_DOCUMENTS,
+}
+"""The read tools an MCP client sees, by the names of the spec (``fetch`` is ``fetch_evidence`` there)."""
+
+WRITE_TOOLS: dict[str, Tool[Any, Any]] = {tool.name: tool for tool in (INGEST, DELETE_DOCUMENT)}
+"""The tools that write to the data dir, offered over MCP only by a server started with ``--allow-write``."""

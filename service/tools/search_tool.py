@@ -16,14 +16,15 @@ from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
-from agrag.pipelines.config_models import RecipeConfig, RetrievalMethod
+from agrag.components.retrievers.filter_support import SearchFilter, honouring, refused_filters
+from agrag.pipelines.config_models import RecipeConfig
+from agrag.pipelines.document_ids import check_documents_known
+from agrag.pipelines.search_pipeline import recipe_parts
 from agrag.service.tools.errors import OverrideNotAllowedError, ScopedRecipeError
 from agrag.service.tools.tool import Tool, ToolContext, ToolInput
 
 MAX_QUERY_CHARS = 4000
 MAX_OVERRIDES = 20
-# Methods and steps that cannot be limited to some documents: a scoped caller may not run them.
-UNSCOPABLE_METHODS = (RetrievalMethod.TEXT2CYPHER, RetrievalMethod.COMMUNITY, RetrievalMethod.PPR)
 
 RecipeName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,100}$")]
 
@@ -172,14 +173,21 @@ def _recipe(context: ToolContext, arguments: SearchInput) -> RecipeConfig:
 
 
 def _check_scopable(recipe: RecipeConfig) -> None:
-    refused = [m.value for m in recipe.methods if m in UNSCOPABLE_METHODS]
-    refused += [step for step, on in (("bfs", recipe.bfs), ("community_expand", recipe.community_expand)) if on]
+    """Refuse up front the parts that ``filter_support`` says cannot keep to a document filter.
+
+    The engine would refuse them too (on the trace); a scoped caller hears it before anything runs.
+    """
+    refused = [part for part in recipe_parts(recipe) if refused_filters(part, (SearchFilter.DOCUMENT_IDS,))]
     if refused:
-        raise ScopedRecipeError(recipe.name, refused)
+        raise ScopedRecipeError(recipe.name, refused, honouring(SearchFilter.DOCUMENT_IDS))
 
 
 def _filters(context: ToolContext, given: FiltersInput | None) -> SearchFilters | None:
-    """The search filters within the caller's scope; raises ``_NothingVisible`` when they leave no document."""
+    """The search filters within the caller's scope; raises ``_NothingVisible`` when they leave no document.
+
+    Raises:
+        UnknownDocumentIdError: a document id the caller named (within its scope) names no stored document.
+    """
     asked = given.document_ids if given is not None else ()
     scope = context.scope.document_ids
     if scope is None:
@@ -189,6 +197,8 @@ def _filters(context: ToolContext, given: FiltersInput | None) -> SearchFilters 
         documents = tuple(d for d in asked if d in scope) if asked else scope
         if not documents:
             raise _NothingVisible
+    if asked:  # ids the caller named (never the token's own scope, which may name documents not ingested yet)
+        check_documents_known(context.runtime.store.graph, documents)
     filters = SearchFilters(
         labels=given.labels if given is not None else (),
         relation_types=given.relation_types if given is not None else (),
@@ -235,7 +245,8 @@ SEARCH: Tool[SearchInput, SearchOutput] = Tool(
         "graph_expand: relations around the entities found; text2cypher: counts and lists, needs an LLM) or send a "
         "recipe object. Cost: one query embedding and the recipe's methods, usually tens of milliseconds on the "
         "embedded stores; a cross-encoder re-rank adds about a second on CPU, text2cypher one or two LLM calls. "
-        "A token limited to documents may only run the entity and chunk methods, without bfs or community_expand."
+        "A token limited to documents may run every method and step that keeps to its documents (entity, chunk, "
+        "ppr, bfs and the re-rankers), not community, community_expand or text2cypher."
     ),
     input_model=SearchInput,
     output_type=SearchOutput,

@@ -13,11 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, model_validator
 
 from agrag.components.data_models.evidence import EvidenceScope
 from agrag.components.data_models.ingestion_run import IngestionRun
 from agrag.components.errors import EvidenceError
+from agrag.pipelines.config_models import refuse_bool_numbers
 
 if TYPE_CHECKING:  # a client of the API imports the tool definitions for their models, without loading Haystack
     from agrag.pipelines.config_models import AgragConfig, RecipeConfig
@@ -31,9 +32,17 @@ CONFIG_CACHE_SIZE = 64
 
 
 class ToolInput(BaseModel):
-    """Base of every tool's input: unknown fields are errors, and an input does not change once made."""
+    """Base of every tool's input: unknown fields are errors, and an input does not change once made.
+
+    A number field refuses ``true``/``false``, which pydantic would otherwise read as 1 and 0.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, data: Any) -> Any:
+        return refuse_bool_numbers(cls, data)
 
 
 class ToolHost:
@@ -121,6 +130,8 @@ class Tool(Generic[InputT, OutputT]):
             JSON data and reads it back exactly.
         handler: Does the work: ``handler(context, arguments) -> output``.
         in_session: True for the evidence tools, which run inside a caller's evidence session.
+        writes: True for a tool that writes to the data dir (through the ingestion queue): it runs without the
+            store's read lock, which its run's writes would wait for.
 
     Usage:
         ```python
@@ -135,6 +146,7 @@ class Tool(Generic[InputT, OutputT]):
     output_type: Any
     handler: Callable[[ToolContext, InputT], OutputT]
     in_session: bool = False
+    writes: bool = False
     output_adapter: TypeAdapter[Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -157,6 +169,8 @@ class Tool(Generic[InputT, OutputT]):
         So a call sees the stores between two ingestion commit batches, never in the middle of one.
         """
         parsed = self.parse(arguments)
+        if self.writes:
+            return self.handler(context, parsed)
         with context.runtime.store.reading():
             return self.handler(context, parsed)
 

@@ -112,9 +112,9 @@ class Scenario:
 def _corpus(root: Path) -> tuple[Path, list[str]]:
     """The example corpus plus ``NOTES`` generated notes under notes/."""
     folder = root / "corpus"
-    shutil.copytree(EXAMPLES, folder)
+    shutil.copytree(EXAMPLES, folder, dirs_exist_ok=True)
     paths = synthetic_corpus.write_corpus(folder / "notes", NOTES)
-    return folder, [document_id_for(p.relative_to(folder).as_posix()) for p in paths]
+    return folder, [document_id_for(p.relative_to(folder).as_posix(), folder.name) for p in paths]
 
 
 @dataclass
@@ -149,7 +149,8 @@ def _read_once(reader: Reader, query: str, reads: Reads) -> None:
 
 
 def _example_ids() -> list[str]:
-    return [document_id_for(p.name) for p in EXAMPLES.iterdir()]
+    """The ids of the example files in the folder ``_corpus`` makes (ids contain the folder's name)."""
+    return [document_id_for(p.name, "corpus") for p in EXAMPLES.iterdir()]
 
 
 @pytest.fixture(scope="module")
@@ -157,10 +158,11 @@ def scenario(
     tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformersTextEmbedder, prefect_harness: None
 ) -> Iterator[Scenario]:
     root = tmp_path_factory.mktemp("concurrent")
-    corpus, note_ids = _corpus(root)
     config = load_config()
     store = open_knowledge_store(AgragSettings(data_dir=root / "data"), config.vector_store, embedder)
-    ingest_into(str(EXAMPLES), config, store, embedder)
+    shutil.copytree(EXAMPLES, root / "corpus")
+    ingest_into(str(root / "corpus"), config, store, embedder)  # the examples first, then the same folder with notes
+    corpus, note_ids = _corpus(root)
     lock = store.rw_lock = CountingLock()
     engine = SearchEngine(store, embedder, RetrievalSettings())
     reads, stop = Reads(), threading.Event()

@@ -45,7 +45,7 @@ def test_an_update_refreshes_only_what_the_changed_file_touched(
     note = folder / "note_005.md"
     original = note.read_text(encoding="utf-8")
     note.write_text(original + f"\n## Visitors\n\n{synthetic_corpus.VISITOR} toured the site.\n", encoding="utf-8")
-    doc = document_id_for("note_005.md")
+    doc = document_id_for("note_005.md", folder.name)
     config = load_config(LLM_OVERRIDES)
     with scripted_llm(synthetic_corpus.answer) as server:
         llm = OpenAIChatClient(server.base_url, "scripted", max_retries=0, cache=SqliteLLMCache(tmp_path / "c.sqlite"))
@@ -83,7 +83,7 @@ def test_a_delete_killed_half_way_completes_when_run_again(
 ) -> None:
     config = load_config()
     ingest_into(str(EXAMPLES), config, store, embedder)
-    vendors = document_id_for("vendors.html")
+    vendors = document_id_for("vendors.html", EXAMPLES.name)
     only_vendors = next(e.id for e in store.graph.canonical_entities() if e.name == "Northlight Optics")
     store.graph.delete_document(vendors)  # a delete killed right after marking the document
 
@@ -126,7 +126,7 @@ def test_an_update_keeps_a_merged_entity_the_new_version_still_names(
     report = ingest_into(str(folder), config, store, embedder)
 
     assert report.documents_ingested == 1
-    (version,) = store.graph.document_versions([document_id_for("glossary.txt")]).values()
+    (version,) = store.graph.document_versions([document_id_for("glossary.txt", folder.name)]).values()
     support = store.graph.supporting_chunk_ids([merge.resolved_id])[merge.resolved_id]
     assert any(f".{version}." in chunk for chunk in support), "the new version's mention of the member counts"
     assert merge.member_id in store.graph.existing_entity_ids([merge.member_id]), "the member is not deleted"

@@ -15,6 +15,7 @@ from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import load_agrag_settings, load_retrieval_settings
 from agrag.pipelines.store_factory import open_knowledge_store
+from tests.conftest import EXAMPLES
 
 
 @pytest.fixture
@@ -67,7 +68,7 @@ def test_a_changed_file_supersedes_its_old_chunks(
     assert second.entities_new >= 1
 
     config = load_config()
-    team_id, version = document_id_for("team.md"), content_version(team.read_text(encoding="utf-8"))
+    team_id, version = document_id_for("team.md", corpus.name), content_version(team.read_text(encoding="utf-8"))
     with open_knowledge_store(load_agrag_settings(), config.vector_store, embedder) as store:
         assert store.graph.document_versions([team_id]) == {team_id: version}
         results = (
@@ -107,3 +108,37 @@ def test_task_logic_runs_without_prefect(corpus: Path, tmp_path: Path) -> None:
     names = {e.name for e in extraction.entities}
     assert {"Maria Chen", "Orion Planner", "Vega Perception", "Atlas Controller", "SLAM"} <= names
     assert ingest_tasks.chunk_embedding_text(chunks[1]).startswith(chunks[1].title)
+
+
+def test_chosen_files_of_a_folder_then_the_whole_folder(
+    prefect_harness: None,
+    tmp_path: Path,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    embedder: SentenceTransformersTextEmbedder,
+) -> None:
+    root = tmp_path / "files"
+    folder = root / "acme" / "notes"
+    folder.mkdir(parents=True)
+    for name in ("team.md", "sites.csv", "incidents.md"):
+        shutil.copy(EXAMPLES / name, folder / name)
+    monkeypatch.setenv("AGRAG_FILES_ROOT", str(root))
+    quick = ["ingest.communities.enabled=false"]
+    chosen = ingest_flow("acme/notes", quick, files=["team.md", "sites.csv", "gone.md"])
+    assert (chosen.documents_seen, chosen.documents_ingested, chosen.counts["Document"]) == (2, 2, 2)
+    assert [(f.source_path, f.status) for f in chosen.files] == [
+        ("gone.md", "failed"),
+        ("sites.csv", "ingested"),
+        ("team.md", "ingested"),
+    ]
+    settings, vectors = load_agrag_settings(), load_config().vector_store
+    ids = [document_id_for(f"acme/notes/{name}") for name in ("team.md", "sites.csv")]
+    with open_knowledge_store(settings, vectors, embedder) as store:
+        chosen_versions = store.graph.document_versions(ids)
+    assert set(chosen_versions) == set(ids), "ids are paths relative to the files root"
+
+    whole = ingest_flow(str(folder), quick)
+    assert (whole.documents_seen, whole.documents_ingested, whole.documents_unchanged) == (3, 1, 2)
+    assert whole.counts["Document"] == 3 and whole.failures == ()
+    with open_knowledge_store(settings, vectors, embedder) as store:
+        assert store.graph.document_versions(ids) == chosen_versions

@@ -283,7 +283,7 @@ def test_deleting_a_document_removes_its_contribution_and_keeps_the_others(
 
     config = load_config()
     ingest_into(str(EXAMPLES), config, store, embedder)
-    vendors = document_id_for("vendors.html")
+    vendors = document_id_for("vendors.html", "acme_notes")
     names = {e.name: e.id for e in store.graph.canonical_entities()}
     only_vendors, shared = names["Northlight Optics"], names["Tomas Eriksen"]
     vendor_chunks = [c for c in _all_chunk_ids(store) if c.startswith(vendors)]

@@ -17,7 +17,7 @@ from agrag.pipelines.evidence_session import EvidenceSession
 from tests.conftest import EXAMPLES
 
 READABLE = ("team.md", "sites.csv")
-SCOPE = tuple(document_id_for(name) for name in READABLE)
+SCOPE = tuple(document_id_for(name, "acme_notes") for name in READABLE)
 HIDDEN = sorted(p.name for p in EXAMPLES.iterdir() if p.is_file() and p.name not in READABLE)
 
 
@@ -56,7 +56,7 @@ def _sentences(text: str) -> list[str]:
 @pytest.fixture(scope="module")
 def counter(example_store: KnowledgeStore) -> LeakCounter:
     graph = example_store.graph
-    hidden_docs = {document_id_for(name) for name in HIDDEN}
+    hidden_docs = {document_id_for(name, "acme_notes") for name in HIDDEN}
     readable_entities = graph.entity_ids_of_documents(list(SCOPE))
     every_entity = graph.entity_ids_of_documents([*SCOPE, *hidden_docs])
     readable_text = " ".join((EXAMPLES / name).read_text() for name in READABLE)
@@ -111,7 +111,7 @@ def test_an_id_outside_the_scope_behaves_like_one_that_does_not_exist(
     scoped: EvidenceSession, example_store: KnowledgeStore
 ) -> None:
     graph = example_store.graph
-    hidden = graph.get_chunks(graph.document_chunk_ids(document_id_for("orion_planner.md")))[0]
+    hidden = graph.get_chunks(graph.document_chunk_ids(document_id_for("orion_planner.md", "acme_notes")))[0]
     outside = EvidenceId.of_chunk(hidden)
     invented = EvidenceId(hidden.document_id, "0123456789ab", order=hidden.order)
     for evidence_id in (outside, invented):

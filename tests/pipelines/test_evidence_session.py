@@ -24,9 +24,9 @@ from tests.conftest import EXAMPLES
 
 # Small sections, so long ones become a parent chunk with children (navigate needs both).
 SMALL_CHUNKS = ["ingest.chunker.max_chars=300"]
-ORION = document_id_for("orion_planner.md")
-TEAM = document_id_for("team.md")
-SITES = document_id_for("sites.csv")
+ORION = document_id_for("orion_planner.md", "acme_notes")
+TEAM = document_id_for("team.md", "acme_notes")
+SITES = document_id_for("sites.csv", "acme_notes")
 
 
 @pytest.fixture(scope="module")

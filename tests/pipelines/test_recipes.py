@@ -15,7 +15,7 @@ from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import RetrievalError
+from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.pipelines.recipes import load_recipe
@@ -100,7 +100,7 @@ async def test_graph_expand_returns_the_passages_that_state_the_walk(engine: Sea
     (walk,) = response.trace.steps[:1]
     assert walk.method == "bfs" and walk.count >= len(passages)
 
-    team = document_id_for("team.md")
+    team = document_id_for("team.md", "acme_notes")
     scoped = await engine.search("Who did Maria Chen work with?", recipe, SearchFilters(document_ids=(team,)))
     scoped_passages = [r.item for r in scoped if isinstance(r.item, Chunk)]
     assert scoped_passages and {c.document_id for c in scoped_passages} == {team}, "filters narrow the passages"
@@ -144,7 +144,7 @@ async def test_text2cypher_without_an_llm_fails_with_a_typed_reason(engine: Sear
 
 
 async def test_filters_apply_inside_each_method(engine: SearchEngine) -> None:
-    team = document_id_for("team.md")
+    team = document_id_for("team.md", "acme_notes")
     acronyms = SearchFilters(labels=("Acronym",))  # the offline extractor's labels: Name, Acronym, Topic
     results = await engine.search("the robot middleware", load_recipe("entity"), acronyms)
     assert results and all(isinstance(r.item, Entity) and r.item.label == "Acronym" for r in results)
@@ -155,9 +155,9 @@ async def test_filters_apply_inside_each_method(engine: SearchEngine) -> None:
     entities = await engine.search("robots and incidents", load_recipe("entity"), only_team)
     team_entities = engine.store.graph.entity_ids_of_documents([team])
     assert entities and all(r.item.id in team_entities for r in entities)
-    reports = await engine.search("themes", load_recipe("thematic"), only_team)
-    team_communities = engine.store.graph.community_ids_of_documents([team])
-    assert all(r.item.id in team_communities for r in reports)
+    # A report summarises every document its members come from: under a document filter it is refused (issue 15).
+    with pytest.raises(AllRetrievalMethodsFailedError, match="FilterNotHonouredError: community cannot keep"):
+        await engine.search("themes", load_recipe("thematic"), only_team)
 
     tables = await engine.search(
         "owner of each component", load_recipe("chunk"), SearchFilters(properties={"kind": "table"})

@@ -11,7 +11,7 @@ from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.pipelines.config_models import OntologyConfig
 from agrag.pipelines.store_status import record_ontology, recorded_ontology, store_status
 
-SCOPE = (document_id_for("team.md"), document_id_for("sites.csv"))
+SCOPE = (document_id_for("team.md", "acme_notes"), document_id_for("sites.csv", "acme_notes"))
 
 
 def test_the_status_counts_what_the_graph_holds(example_store: KnowledgeStore) -> None:

@@ -71,7 +71,7 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     again = run_agrag("merges", "undo", log_id, env=env, cwd=tmp_path)
     assert again.returncode == 1 and "No active merge" in again.stderr
 
-    vendors = document_id_for("vendors.html")
+    vendors = document_id_for("vendors.html", "acme_notes")
     deleted = run_agrag("delete", vendors, env=env, cwd=tmp_path)
     assert deleted.returncode == 0, deleted.stderr
     assert f"Deleted {vendors}" in deleted.stdout and "entities no other document supports removed" in deleted.stdout

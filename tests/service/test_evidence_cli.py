@@ -58,7 +58,7 @@ def test_discover_fetch_check_and_render_through_a_session_file(
 
 def test_the_scope_holds_for_the_whole_session(data_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     session = str(tmp_path / "team.json")
-    team = document_id_for("team.md")
+    team = document_id_for("team.md", "acme_notes")
     code, out = agrag(
         data_dir, monkeypatch, "discover", "Orion Planner", "--document", team, "--session", session, "--json"
     )
@@ -66,7 +66,7 @@ def test_the_scope_holds_for_the_whole_session(data_dir: Path, monkeypatch: pyte
     assert {h["id"].split(".")[0] for h in json.loads(out)["hits"]} == {team}
     code, out = agrag(data_dir, monkeypatch, "discover", "Orion Planner", "--session", session, "--json")
     assert code == 0 and {h["id"].split(".")[0] for h in json.loads(out)["hits"]} == {team}, "the file keeps it"
-    other = document_id_for("orion_planner.md")
+    other = document_id_for("orion_planner.md", "acme_notes")
     code, out = agrag(data_dir, monkeypatch, "discover", "x", "--document", other, "--session", session)
     assert code == 1 and "scope is fixed when it starts" in out
 

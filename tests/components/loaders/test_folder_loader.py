@@ -34,7 +34,7 @@ def test_every_format_loads_with_its_structure(tmp_path: Path) -> None:
     assert list(docs) == ["a.md", "b.txt", "c.rst", "d.html", "sub/e.csv", "sub/f.pdf"]
     md = docs["a.md"]
     assert md.text == "# Alpha Notes\n\n| Name | Role |\n|---|---|\n| Maria Chen | Author |\n"
-    assert md.document.id == document_id_for("a.md")
+    assert md.document.id == document_id_for("a.md", tmp_path.name)
     assert md.document.version == content_version(md.text)
     assert md.document.title == "Alpha Notes"
     assert [h.text for h in md.headings] == ["Alpha Notes"]
@@ -44,7 +44,7 @@ def test_every_format_loads_with_its_structure(tmp_path: Path) -> None:
     assert docs["d.html"].document.title == "Delta"
     assert docs["d.html"].text == "# Delta page\n\nBody\n"
     csv = docs["sub/e.csv"]
-    assert csv.document.id == document_id_for("sub/e.csv")
+    assert csv.document.id == document_id_for("sub/e.csv", tmp_path.name)
     assert csv.text[csv.tables[0].cells[2].start : csv.tables[0].cells[2].end] == "Maria Chen"
     assert docs["sub/f.pdf"].text == "Maria Chen wrote it."
 
@@ -129,3 +129,37 @@ def test_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_a_named_pipe_is_not_a_regular_file(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.md")
     assert FolderLoader().run(root=str(tmp_path))["failures"] == [FileFailure("pipe.md", "not a regular file")]
+
+
+def test_chosen_files_load_alone_with_the_ids_of_a_whole_folder_run(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    folder = root / "team"
+    (folder / "sub").mkdir(parents=True)
+    (folder / ".hidden").mkdir()
+    for name in ("a.md", "b.md", "sub/c.md", ".hidden/d.md", "e.png"):
+        (folder / name).write_text(f"# {name}\n\ntext of {name}\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.md").write_text("outside")
+    (folder / "link").symlink_to(folder / "sub", target_is_directory=True)
+    (folder / "leak.md").symlink_to(outside / "x.md")
+    whole = FolderLoader().run(root=str(folder), files_root=str(root))
+    chosen = FolderLoader().run(
+        root=str(folder),
+        files_root=str(root),
+        files=["sub/c.md", "a.md", "a.md", "missing.md", ".hidden/d.md", "../b.md", "e.png", "link/c.md", "leak.md"],
+    )
+    by_path = {d.document.source_path: d.document for d in whole["documents"]}
+    assert [d.document for d in chosen["documents"]] == [by_path["a.md"], by_path["sub/c.md"]]
+    assert chosen["documents"][0].document.id == document_id_for("team/a.md")  # relative to the files root
+    reasons = {f.source_path: f.reason for f in chosen["failures"]}
+    assert reasons == {
+        "missing.md": "no such file",
+        ".hidden/d.md": "hidden (or below a hidden folder)",
+        "../b.md": "not a path inside the ingested folder",
+        "e.png": reasons["e.png"],
+        "link/c.md": "below a symlinked folder (name the file by its real path)",
+        "leak.md": "symlink leads outside the ingested folder",
+    }
+    assert "ingest.loader.suffixes" in reasons["e.png"]
+    assert FolderLoader().run(root=str(folder), files=[]) == {"documents": [], "failures": []}

@@ -123,10 +123,10 @@ def test_the_fixture_keeps_the_superseded_chunk_and_the_empty_relation(graph: Ku
 @pytest.mark.parametrize(
     ("scope", "expected"),
     [
-        (["A"], ["Gamma", "Alpha", "Shared"]),  # Gamma through its member, which A names
+        (["A"], ["Gamma Ltd", "Alpha", "Shared"]),  # Gamma through its member, the only name A uses (issue 15)
         (["B"], ["Beta", "Gamma", "Shared"]),
         (["A", "B"], ["Beta", "Gamma", "Alpha", "Shared"]),
-        (["A", "C"], ["Gamma", "Alpha", "Shared"]),  # an unknown document adds nothing
+        (["A", "C"], ["Gamma Ltd", "Alpha", "Shared"]),  # an unknown document adds nothing
         ([], []),
         (None, ["Beta", "Gamma", "Alpha", "Shared"]),  # Ghost: only a superseded chunk names it
     ],
@@ -137,11 +137,13 @@ def test_visible_entities_are_resolved_deduplicated_and_in_the_order_asked(
     asked = [ID[n] for n in ("Beta", "Gamma Ltd", "Alpha", "Shared", "Ghost", "Gamma", "Alpha")] + ["e-unknown"]
     found = graph.visible_entities(asked, scope)
     assert names(found) == expected
-    assert all(e.id == ID[e.name] for e in found), "a member comes back as its resolved entity"
+    resolved = {name: ID["Gamma" if name == "Gamma Ltd" else name] for name in NAMES}
+    assert all(e.id == resolved[e.name] for e in found), "a member comes back as its resolved entity"
 
 
 def test_a_resolved_entity_is_visible_through_its_member_and_the_member_through_it(graph: KuzuGraphStore) -> None:
-    assert names(graph.visible_entities([ID["Gamma"]], ["A"])) == ["Gamma"], "only the member is named in A"
+    # Only the member is named in A, so A calls the resolved entity by the member's name (issue 15, defect 2).
+    assert [(e.id, e.name) for e in graph.visible_entities([ID["Gamma"]], ["A"])] == [(ID["Gamma"], "Gamma Ltd")]
     assert names(graph.visible_entities([ID["Gamma Ltd"]], ["B"])) == ["Gamma"]
     assert graph.visible_entities([], None) == []
     assert graph.visible_entities([ID["Ghost"]], ["A"]) == []
@@ -357,12 +359,20 @@ def test_kuzu_itself_returns_nothing_out_of_scope(graph: KuzuGraphStore, monkeyp
     graph.visible_entities(seeds, ["B"])
     graph.entity_support_in_scope(seeds, ["B"], per_entity=10)
     graph.scoped_relations(seeds, ["B"], depth=3)
-    queries = {kuzu_cypher.VISIBLE_ENTITIES, kuzu_cypher.SUPPORT_IN_SCOPE, kuzu_cypher.SCOPED_HOP["scoped"]}
+    queries = {
+        kuzu_cypher.VISIBLE_ENTITIES,
+        kuzu_cypher.RECORDS_IN_SCOPE,
+        kuzu_cypher.RECORDS_NAMED_OUTSIDE,
+        kuzu_cypher.SUPPORT_IN_SCOPE,
+        kuzu_cypher.SCOPED_HOP["scoped"],
+    }
     assert {query for query, _ in returned} == queries
     in_b = {ID[n] for n in ("Beta", "Shared", "Gamma", "Gamma Ltd")}
     for query, rows in returned:
-        if query == kuzu_cypher.VISIBLE_ENTITIES:
+        if query in (kuzu_cypher.VISIBLE_ENTITIES, kuzu_cypher.RECORDS_IN_SCOPE):
             assert {row[1] for row in rows} <= in_b
+        elif query == kuzu_cypher.RECORDS_NAMED_OUTSIDE:  # B's records A names too: only their ids, to drop text
+            assert {row[0] for row in rows} <= in_b
         elif query == kuzu_cypher.SUPPORT_IN_SCOPE:
             assert {row[1] for row in rows} <= {B1_0, B1_1}
         else:

@@ -17,7 +17,7 @@ ADMIN = "admin-token-0123456789abcdef"
 TEAM = "team-token-0123456789abcdef0"
 OWNER = "owner-token-0123456789abcdef"
 READABLE = ("team.md", "sites.csv")
-SCOPE = tuple(document_id_for(name) for name in READABLE)
+SCOPE = tuple(document_id_for(name, "acme_notes") for name in READABLE)
 
 
 @dataclass

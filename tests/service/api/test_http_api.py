@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from agrag.components.data_models.evidence import EvidenceScope
+from agrag.pipelines.store_status import store_status
 from agrag.service.api.access import AccessPolicy, ApiToken
 from agrag.service.tools.registry import TOOLS
 from tests.service.api.conftest import ADMIN, OWNER, SCOPE, TEAM, Served
@@ -209,7 +211,7 @@ def test_a_scoped_token_gets_403_on_admin_routes_and_refused_recipes(served: Ser
         recipe = team.post("/v1/search", json={"query": "x", "recipe": "graph_expand"})
     for response in responses:
         assert "limited to some documents" in error_of(response, 403, "ForbiddenError")
-    assert "bfs, community_expand" in error_of(recipe, 403, "ScopedRecipeError")
+    assert "uses community_expand, which" in error_of(recipe, 403, "ScopedRecipeError")
 
 
 def test_the_merge_log_routes(served: Served) -> None:
@@ -266,3 +268,23 @@ def test_the_documents_route_lists_committed_documents_within_the_tokens_scope(s
         assert bad.status_code == 422 and "limit" in bad.json()["message"]
     with served.client(TEAM) as http:
         assert sorted(d["id"] for d in http.get("/v1/documents").json()) == sorted(SCOPE)
+
+
+def test_every_listed_tool_has_a_route_and_the_ontology_route_answers_within_the_scope(served: Served) -> None:
+    with served.client() as http:
+        listed = http.get("/v1/tools").json()
+        schema = http.get("/openapi.json").json()
+        ontology = http.get("/v1/ontology").json()
+    with served.client(TEAM) as http:
+        scoped = http.get("/v1/ontology").json()
+    operations = {operation["operationId"] for path in schema["paths"].values() for operation in path.values()}
+    assert {tool["name"] for tool in listed} == set(TOOLS) and set(TOOLS) <= operations
+    assert schema["paths"]["/v1/ontology"]["get"]["description"] == TOOLS["get_ontology"].description
+    everything = store_status(served.runtime.store, None, None)
+    assert everything.ontology is not None and ontology["name"] == everything.ontology.name == "open"
+    assert ontology["entity_labels"] == list(everything.ontology.entity_labels)
+    mine = store_status(served.runtime.store, EvidenceScope(SCOPE), None)
+    assert ontology["stored_entity_labels"] == dict(everything.entity_labels)
+    assert scoped["stored_entity_labels"] == dict(mine.entity_labels) != ontology["stored_entity_labels"]
+    assert scoped["stored_relation_types"] == dict(mine.relation_types)
+    assert scoped["entity_labels"] == ontology["entity_labels"]

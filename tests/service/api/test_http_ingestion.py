@@ -90,7 +90,7 @@ def test_a_queued_run_can_be_cancelled(queued: Served, tmp_path: Path) -> None:
 
 
 def test_a_document_deleted_over_http_leaves_search(queued: Served) -> None:
-    document = document_id_for("vendors.html")
+    document = document_id_for("vendors.html", "acme_notes")
     with queued.client() as client:
         before = client.post("/v1/search", json={"query": "vendors", "recipe": "chunk"}).json()["hits"]
         assert any(h["item"]["document_id"] == document for h in before)

@@ -60,7 +60,7 @@ class HttpLeaks:
 @pytest.fixture(scope="module")
 def counter(served_runtime: Runtime) -> LeakCounter:
     graph = served_runtime.store.graph
-    hidden_docs = {document_id_for(name) for name in HIDDEN}
+    hidden_docs = {document_id_for(name, "acme_notes") for name in HIDDEN}
     readable_entities = graph.entity_ids_of_documents(list(SCOPE))
     every_entity = graph.entity_ids_of_documents([*SCOPE, *hidden_docs])
     readable_text = " ".join(" ".join((EXAMPLES / name).read_text().split()) for name in READABLE)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agrag.components.errors import EvidenceError
+from agrag.components.errors import EvidenceError, UnknownDocumentIdError
 from agrag.pipelines.runtime import Runtime
 from agrag.service.api.access import Caller
 from agrag.service.api.errors import ConflictError
@@ -24,7 +24,9 @@ class Clock:
 def test_the_scope_is_the_tokens_documents_narrowed_to_those_asked(served_runtime: Runtime) -> None:
     sessions = SessionStore(served_runtime.evidence_session)
     assert sessions.create(ADMIN, None).scope is None
-    assert sessions.create(ADMIN, ["d2", "d1"]).scope == ("d1", "d2")
+    assert sessions.create(ADMIN, [SCOPE[1], SCOPE[0]]).scope == tuple(sorted(SCOPE))
+    with pytest.raises(UnknownDocumentIdError, match="'d1'"):  # an id the caller names must be a document's
+        sessions.create(ADMIN, ["d1", SCOPE[0]])
     assert sessions.create(TEAM, None).scope == tuple(sorted(SCOPE))
     assert sessions.create(TEAM, [SCOPE[0], "dother"]).scope == (SCOPE[0],)
     assert sessions.create(TEAM, ["dother"]).scope == ()

@@ -36,8 +36,10 @@ def test_every_tool_is_described_for_a_model_and_a_person() -> None:
         "render_citations",
         "status",
         "list_documents",
+        "search_evidence",
+        "get_ontology",
     ]
-    assert set(SESSION_TOOLS) == set(TOOLS) - {"search", "status", "list_documents"}
+    assert set(SESSION_TOOLS) == set(TOOLS) - {"search", "status", "list_documents", "get_ontology"}
     for tool in TOOLS.values():
         assert tool.title and len(tool.description) > 200, tool.name
         assert "Cost" in tool.description or "cost" in tool.description, tool.name
@@ -127,7 +129,8 @@ def test_status_counts_the_graph_and_names_its_ontology(served_runtime: Runtime)
 
 def test_a_scoped_search_refuses_what_it_cannot_limit_and_blanks_entity_descriptions(served_runtime: Runtime) -> None:
     context = ToolContext(ToolHost(served_runtime), EvidenceScope(SCOPE))
-    for recipe, refused in (("multi_hop", "ppr"), ("thematic", "community"), ("graph_expand", "bfs")):
+    refusals = (("text2cypher", "text2cypher"), ("thematic", "community"), ("graph_expand", "community_expand"))
+    for recipe, refused in refusals:
         with pytest.raises(ScopedRecipeError, match=refused):
             TOOLS["search"].run(context, {"query": "robots", "recipe": recipe})
     inline = {"methods": ["entity", "chunk"], "community_expand": True}

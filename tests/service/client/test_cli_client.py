@@ -184,7 +184,7 @@ def test_an_evidence_session_file_works_through_the_server(served: Served, tmp_p
 
 
 def test_the_document_scope_holds_through_the_server(served: Served, tmp_path: Path) -> None:
-    session, team = str(tmp_path / "team.json"), document_id_for("team.md")
+    session, team = str(tmp_path / "team.json"), document_id_for("team.md", "acme_notes")
     scoped = agrag(served.data_dir, "evidence", "discover", "Orion Planner", "--document", team, "--session", session)
     assert scoped.exit_code == 0, scoped.output
     again = agrag(served.data_dir, "evidence", "discover", "Orion Planner", "--session", session, "--json")
@@ -195,11 +195,23 @@ def test_the_document_scope_holds_through_the_server(served: Served, tmp_path: P
         "discover",
         "x",
         "--document",
-        document_id_for("vendors.html"),
+        document_id_for("vendors.html", "acme_notes"),
         "--session",
         session,
     )
     assert other.exit_code == 1 and "scope is fixed when it starts" in other.output
+
+
+def test_defect_1_text2cypher_with_a_document_is_refused_through_the_server(served: Served) -> None:
+    """Issue 15, defect 1, through `agrag serve`: text2cypher under --document is refused, multi_hop keeps to it."""
+    team = document_id_for("team.md", "acme_notes")
+    refused = agrag(served.data_dir, "search", "anything", "recipe=text2cypher", "--document", team)
+    flat = " ".join(refused.output.split())
+    assert refused.exit_code != 0 and "FilterNotHonouredError" in flat and "document_ids" in flat, refused.output
+    walked = agrag(served.data_dir, "search", QUESTION, "recipe=multi_hop", "--document", team, "--json")
+    assert walked.exit_code == 0, walked.output
+    found = json.loads(walked.output)["results"]
+    assert found and {r["item"]["document_id"] for r in found} == {team}
 
 
 def report_rows(output: str) -> list[str]:
@@ -264,7 +276,7 @@ def test_ingest_is_queued_followed_and_reported_as_in_process(
 
 
 def test_delete_is_sent_to_the_server_and_followed(served: Served) -> None:
-    document = document_id_for("vendors.html")
+    document = document_id_for("vendors.html", "acme_notes")
     deleted = agrag(served.data_dir, "delete", document)
     assert deleted.exit_code == 0, deleted.output
     assert re.search(rf"^Deleted {document}: \d+ chunks retired \(still readable by id\)", deleted.output, re.M)

@@ -1,0 +1,108 @@
+"""The MCP endpoint of ``agrag serve``: streamable HTTP at ``/mcp``, with the API's tokens, scopes and stores.
+
+Every request is authenticated first (``Authorization: Bearer <token>``, compared in constant time by the API's
+``AccessPolicy``; 401 otherwise). A server on a loopback address also refuses requests whose ``Host`` or ``Origin``
+names another host (DNS rebinding), through the SDK's transport security. Each MCP session (``Mcp-Session-Id``) is
+one connection with its own evidence session, usable only with the token that opened it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from typing import Any
+
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import Receive, Scope, Send
+
+from agrag.service.api.access import AccessPolicy, Caller
+from agrag.service.api.dependencies import RunQueue
+from agrag.service.api.errors import AuthenticationError, error_response
+from agrag.service.mcp.server import AgragMcpServer, McpOptions
+from agrag.service.tools.tool import ToolHost
+from agrag.service.tools.write_tools import WriteHost
+
+MCP_PATH = "/mcp"
+CALLER_KEY = "agrag.caller"
+MAX_CONNECTIONS = 1000
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+class McpHttpEndpoint:
+    """The ASGI app of ``/mcp`` and the SDK session manager behind it; run ``running()`` in the app's lifespan.
+
+    Usage:
+        ```python
+        endpoint = McpHttpEndpoint(host, access, McpOptions(), loopback=True)
+        app.router.routes.append(Route(MCP_PATH, endpoint=endpoint))
+        async with endpoint.running():
+            ...  # serve
+        ```
+    """
+
+    def __init__(
+        self,
+        host: ToolHost,
+        access: AccessPolicy,
+        options: McpOptions | None = None,
+        *,
+        loopback: bool = True,
+        queue: RunQueue | None = None,
+    ) -> None:
+        """Serve ``host``'s tools to the callers ``access`` admits; a ``loopback`` server checks Host and Origin.
+
+        Without ``options``, the ledger capacity and result limit are the settings' (``AGRAG_MCP_*``).
+
+        With ``queue``, the write tools are offered too (to unscoped tokens), writing through that queue.
+        """
+        self.access = access
+        settings = host.runtime.settings.agrag
+        options = options or McpOptions.from_settings(settings)
+        if queue is not None:
+            host = WriteHost(host.runtime, queue)
+            options = replace(options, allow_write=True)
+        self.mcp = AgragMcpServer(host, _caller_of, options, secrets=access.secrets())
+        security = (
+            TransportSecuritySettings(
+                enable_dns_rebinding_protection=True, allowed_hosts=LOOPBACK_HOSTS, allowed_origins=LOOPBACK_ORIGINS
+            )
+            if loopback
+            else None
+        )
+        self.manager = StreamableHTTPSessionManager(
+            app=self.mcp.server,
+            security_settings=security,
+            session_idle_timeout=settings.session_idle_minutes * 60,
+            max_sessions=MAX_CONNECTIONS,
+        )
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run the session manager (its task group holds every open MCP session) while the block runs."""
+        async with self.manager.run():
+            yield
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Authenticate the request, then hand it to the SDK's streamable HTTP transport."""
+        headers = dict(scope.get("headers", ()))
+        authorization = headers.get(b"authorization")
+        try:
+            caller = self.access.authenticate(authorization.decode("latin-1") if authorization else None)
+        except AuthenticationError as exc:
+            await error_response(exc)(scope, receive, send)
+            return
+        scope[CALLER_KEY] = caller
+        scope.setdefault("state", {})["caller"] = caller.name  # for the access log line
+        await self.manager.handle_request(scope, receive, send)
+
+
+def _caller_of(context: Any) -> Caller:
+    """The caller the endpoint authenticated, from the HTTP request behind an MCP request."""
+    request = context.request
+    caller = request.scope.get(CALLER_KEY) if request is not None else None
+    if not isinstance(caller, Caller):
+        raise AuthenticationError("This MCP request carried no authenticated caller; send a bearer token.")
+    return caller

@@ -1,0 +1,213 @@
+"""``AgragMcpServer``: the tools of ``agrag.service.tools`` as an MCP server on the SDK's low-level ``Server``.
+
+Each tool is defined once (name, pydantic input, description, handler); here it becomes an MCP tool whose input
+schema is the input model's JSON Schema, annotated read-only or destructive. Every call runs in a worker thread
+inside its connection's evidence session, and its reply is bounded (``bounded_result``); a failure is a short error
+result (``error_text``) while the detail goes to the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp import types
+from mcp.server.lowlevel import Server
+from pydantic import ValidationError
+
+from agrag.components.errors import AgragError
+from agrag.service.api.access import Caller
+from agrag.service.mcp.bounded_result import DEFAULT_MAX_RESULT_CHARS, BoundedResult, bound, size
+from agrag.service.mcp.connections import Connection, Connections
+from agrag.service.mcp.error_text import SecretMask, error_text
+from agrag.service.mcp.instructions import instructions
+from agrag.service.mcp.ledger import DEFAULT_LEDGER_CAPACITY, LedgerSession
+from agrag.service.tools.errors import ReadOnlyToolError, UnknownToolError
+from agrag.service.tools.registry import MCP_READ_TOOLS, WRITE_TOOLS
+from agrag.service.tools.tool import Tool, ToolContext, ToolHost
+
+if TYPE_CHECKING:
+    from agrag.pipelines.settings import AgragSettings
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "agrag"
+MAX_BOUND_ROUNDS = 4
+NOTES_MARGIN = 200
+NAMED_CUT_EVIDENCE = 20  # more are counted, not named, so the notes stay small
+CallerOf = Callable[[Any], Caller]
+"""Who sent a request, from the SDK's request context (stdio: the one local client; HTTP: the bearer token)."""
+
+
+@dataclass(frozen=True)
+class McpOptions:
+    """How an MCP server serves its tools.
+
+    Attributes:
+        allow_write: List and accept the write tools (ingest, delete_document); off by default.
+        ledger_capacity: Evidence items each connection keeps for citations, the oldest dropped first.
+        max_result_chars: Replies longer than this (as JSON) are shortened and marked truncated.
+    """
+
+    allow_write: bool = False
+    ledger_capacity: int = DEFAULT_LEDGER_CAPACITY
+    max_result_chars: int = DEFAULT_MAX_RESULT_CHARS
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: AgragSettings,
+        allow_write: bool = False,
+        ledger_capacity: int | None = None,
+        max_result_chars: int | None = None,
+    ) -> McpOptions:
+        """The options of ``AGRAG_MCP_LEDGER_CAPACITY`` and ``AGRAG_MCP_MAX_RESULT_CHARS``, unless given here."""
+        return cls(
+            allow_write,
+            settings.mcp_ledger_capacity if ledger_capacity is None else ledger_capacity,
+            settings.mcp_max_result_chars if max_result_chars is None else max_result_chars,
+        )
+
+
+class AgragMcpServer:
+    """The MCP server over one ``ToolHost``: tool listing, tool calls, one evidence session per connection.
+
+    Usage:
+        ```python
+        mcp = AgragMcpServer(ToolHost(runtime), lambda ctx: LOCAL_CALLER, McpOptions())
+        async with stdio_server() as (read, write):
+            await mcp.server.run(read, write, mcp.server.create_initialization_options())
+        ```
+    """
+
+    def __init__(
+        self, host: ToolHost, caller_of: CallerOf, options: McpOptions = McpOptions(), secrets: Sequence[str] = ()
+    ) -> None:
+        """Serve ``host``'s tools to the callers ``caller_of`` names; ``secrets`` are masked in every error."""
+        self.host = host
+        self.options = options
+        self._caller_of = caller_of
+        self._mask = SecretMask([*secrets, *_settings_secrets(host)])
+        self._tools: dict[str, Tool[Any, Any]] = dict(MCP_READ_TOOLS)
+        if options.allow_write:
+            self._tools.update(WRITE_TOOLS)
+        runtime = host.runtime
+        self.connections = Connections(
+            lambda caller: LedgerSession(runtime.store, runtime.embedder, caller.scope, options.ledger_capacity)
+        )
+        self.server: Server[Any, Any] = Server(
+            SERVER_NAME, version=version("agrag"), instructions=instructions(options.allow_write)
+        )
+        self.server.list_tools()(self._list_tools)  # type: ignore[no-untyped-call]
+        self.server.call_tool(validate_input=False)(self._call_tool)  # the pydantic input model validates
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The tools this server lists, in order."""
+        return tuple(self._tools)
+
+    async def _list_tools(self) -> list[types.Tool]:
+        return [_mcp_tool(name, tool) for name, tool in self._tools.items()]
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        try:
+            tool = self._tool(name)
+            context = self.server.request_context
+            connection = self.connections.get(context.session, self._caller_of(context))
+            data = await anyio.to_thread.run_sync(self._run, connection, tool, arguments)
+        except (AgragError, ValidationError) as exc:  # the caller's mistake or a known failure: its message says all
+            logger.info("MCP tool %s refused: %s", name, self._mask(str(exc)))
+            return _error_result(error_text(exc, self._mask))
+        except Exception as exc:  # anything else becomes a short error result; the traceback goes to the log
+            logger.exception("MCP tool %s failed", name)
+            return _error_result(error_text(exc, self._mask))
+        structured = data if isinstance(data, dict) else {"result": data}
+        text = json.dumps(structured, ensure_ascii=False)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=structured)
+
+    def _tool(self, name: str) -> Tool[Any, Any]:
+        tool = self._tools.get(name)
+        if tool is not None:
+            return tool
+        if name in WRITE_TOOLS:
+            raise ReadOnlyToolError(name)
+        raise UnknownToolError(name, tuple(self._tools))
+
+    def _run(self, connection: Connection, tool: Tool[Any, Any], arguments: dict[str, Any]) -> Any:
+        """Run one call in the connection's session (one at a time per connection) and bound its reply."""
+        session = connection.session
+        with connection.lock:
+            output = tool.run(ToolContext(self.host, connection.caller.scope, session), arguments)
+            reply, dropped = self._bounded(tool.dump(output), session)
+            session.forget(dropped)  # the client never got them whole: they cannot be cited
+        return reply
+
+    def _bounded(self, data: Any, session: LedgerSession) -> tuple[Any, tuple[str, ...]]:
+        """The reply within the limit, notes included, and the evidence cut from it."""
+        limit = self.options.max_result_chars
+        pushed_out = session.take_dropped()
+        for _ in range(MAX_BOUND_ROUNDS):
+            bounded = bound(data, limit)
+            reply = self._with_notes(bounded, session, pushed_out)
+            excess = size(reply) - self.options.max_result_chars
+            if excess <= 0:
+                break
+            limit = max(limit - excess - NOTES_MARGIN, limit // 2)  # the notes took more room than bound left
+        return reply, bounded.dropped_evidence
+
+    def _with_notes(self, bounded: BoundedResult, session: LedgerSession, pushed_out: tuple[str, ...]) -> Any:
+        notes: dict[str, Any] = {}
+        if bounded.truncated:
+            notes["truncation"] = {
+                "limit_chars": self.options.max_result_chars,
+                "cut": list(bounded.cuts),
+                "evidence_not_citable": list(bounded.dropped_evidence[:NAMED_CUT_EVIDENCE]),
+                "evidence_not_citable_more": max(0, len(bounded.dropped_evidence) - NAMED_CUT_EVIDENCE),
+                "hint": "Ask for fewer items (a smaller limit or fewer ids) to get them whole.",
+            }
+        if pushed_out:
+            notes["ledger"] = {
+                "capacity": session.capacity,
+                "dropped_oldest": len(pushed_out),
+                "hint": "The oldest evidence read in this connection can no longer be cited; fetch it again if needed.",
+            }
+        data = bounded.data
+        if not notes:
+            return data
+        return {**data, **notes} if isinstance(data, dict) else {"result": data, **notes}
+
+
+def _error_result(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
+
+
+def _mcp_tool(name: str, tool: Tool[Any, Any]) -> types.Tool:
+    writes = tool.writes
+    annotations = types.ToolAnnotations(
+        title=tool.title,
+        readOnlyHint=not writes,
+        destructiveHint=writes,
+        idempotentHint=not writes,
+        openWorldHint=False,
+    )
+    return types.Tool(
+        name=name,
+        title=tool.title,
+        description=tool.description,
+        inputSchema=tool.input_model.model_json_schema(),
+        annotations=annotations,
+    )
+
+
+def _settings_secrets(host: ToolHost) -> list[str]:
+    """The secrets of the settings; a list of tokens is split into its tokens (and JSON into its values)."""
+    settings = host.runtime.settings.agrag
+    values = [settings.llm_api_key, settings.qdrant_api_key, settings.api_tokens, settings.api_token]
+    texts = [v.get_secret_value() for v in values if v is not None]
+    return [*texts, *(part for text in texts for part in re.findall(r"[^\s,\"'\[\]{}:]{16,}", text))]
