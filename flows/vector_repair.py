@@ -9,10 +9,12 @@ rebuilt this way; ``KuzuOpenCheck`` refuses it before anything opens.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.entity import Entity
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import (
@@ -21,19 +23,21 @@ from agrag.components.stores.vector_payloads import (
     community_report_text,
     entity_payload,
 )
-from agrag.components.stores.vector_store import STATUS_FIELD, SUPERSEDED, VectorCollection, VectorPoint
+from agrag.components.stores.vector_store import STATUS_FIELD, SUPERSEDED, VectorCollection, VectorPoint, VectorStore
 from agrag.flows.ingest_tasks import chunk_embedding_text, entity_embedding_text
-from agrag.pipelines.store_factory import vector_damage
+from agrag.pipelines.store_factory import VectorDamage, vector_damage
 
 # Chunks read from the graph and embedded at a time, so memory stays flat on a large graph.
 REPAIR_SLICE = 512
+T = TypeVar("T")
+Progress = Callable[[str, int], None]
 
 
 @dataclass(frozen=True, slots=True)
 class VectorRepair:
     """What ``repair_vectors`` did: the damage it found, and the points written per collection."""
 
-    damage: tuple[str, ...]
+    damage: tuple[VectorDamage, ...]
     written: dict[str, int]
 
 
@@ -44,12 +48,39 @@ def _chunk_point(chunk: Chunk, vector: Sequence[float], text: str) -> VectorPoin
     return VectorPoint(chunk.id, vector, text, payload)
 
 
+def _entity_point(item: tuple[Entity, bool], vector: Sequence[float], text: str) -> VectorPoint:
+    entity, merged = item
+    return VectorPoint(entity.id, vector, text, entity_payload(entity, merged=merged))
+
+
+def _write_slices(
+    store: KnowledgeStore,
+    embedder: SentenceTransformersTextEmbedder,
+    target: VectorStore,
+    slices: Iterable[Sequence[T]],
+    *,
+    text_of: Callable[[T], str],
+    point_of: Callable[[T, Sequence[float], str], VectorPoint],
+    tell: Progress,
+) -> int:
+    """Embed each slice and upsert its points into ``target``, one slice under ``store.writing()`` at a time."""
+    written = 0
+    for part in slices:
+        texts = [text_of(item) for item in part]
+        points = [point_of(i, v, t) for i, v, t in zip(part, embedder.embed_batch(texts), texts, strict=True)]
+        with store.writing():
+            target.upsert(points)
+        written += len(points)
+        tell(target.collection.value, written)
+    return written
+
+
 def repair_vectors(
     store: KnowledgeStore,
     embedder: SentenceTransformersTextEmbedder,
     *,
     everything: bool = False,
-    progress: Callable[[str, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> VectorRepair:
     """Embed again, from the graph, the collections that lack points (all three with ``everything``).
 
@@ -64,32 +95,31 @@ def repair_vectors(
         progress: Told ``(collection, points written so far)`` after each slice.
     """
     damage = tuple(vector_damage(store.graph, (store.chunks, store.entities, store.communities)))
-    todo = {c for c in VectorCollection if everything or any(d.startswith(f"the {c.value} ") for d in damage)}
+    todo = {c for c in VectorCollection if everything or any(d.collection is c for d in damage)}
     written = {c.value: 0 for c in sorted(todo, key=lambda c: c.value)}
     tell = progress or (lambda _collection, _written: None)
     if VectorCollection.CHUNKS in todo:
         ids = store.graph.searchable_chunk_ids()
-        for start in range(0, len(ids), REPAIR_SLICE):
-            chunks = store.graph.get_chunks(ids[start : start + REPAIR_SLICE])
-            texts = [chunk_embedding_text(c) for c in chunks]
-            points = [_chunk_point(c, v, t) for c, v, t in zip(chunks, embedder.embed_batch(texts), texts, strict=True)]
-            with store.writing():
-                store.chunks.upsert(points)
-            written["chunks"] += len(points)
-            tell("chunks", written["chunks"])
+        written["chunks"] = _write_slices(
+            store,
+            embedder,
+            store.chunks,
+            (store.graph.get_chunks(ids[i : i + REPAIR_SLICE]) for i in range(0, len(ids), REPAIR_SLICE)),
+            text_of=chunk_embedding_text,
+            point_of=_chunk_point,
+            tell=tell,
+        )
     if VectorCollection.ENTITIES in todo:
         entities = store.graph.all_entities()
-        for start in range(0, len(entities), REPAIR_SLICE):
-            part = entities[start : start + REPAIR_SLICE]
-            texts = [entity_embedding_text(e) for e, _ in part]
-            points = [
-                VectorPoint(e.id, v, t, entity_payload(e, merged=merged))
-                for (e, merged), v, t in zip(part, embedder.embed_batch(texts), texts, strict=True)
-            ]
-            with store.writing():
-                store.entities.upsert(points)
-            written["entities"] += len(points)
-            tell("entities", written["entities"])
+        written["entities"] = _write_slices(
+            store,
+            embedder,
+            store.entities,
+            (entities[i : i + REPAIR_SLICE] for i in range(0, len(entities), REPAIR_SLICE)),
+            text_of=lambda item: entity_embedding_text(item[0]),
+            point_of=_entity_point,
+            tell=tell,
+        )
     if VectorCollection.COMMUNITIES in todo:
         communities = store.graph.communities()
         texts = [community_report_text(c) for c in communities]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
@@ -118,7 +119,18 @@ def check_vector_backend(graph: GraphStore, config: VectorStoreConfig) -> None:
         )
 
 
-def vector_damage(graph: GraphStore, collections: Sequence[VectorStore]) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class VectorDamage:
+    """What one vector collection lacks against the graph; ``str()`` is the sentence a user reads."""
+
+    collection: VectorCollection
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def vector_damage(graph: GraphStore, collections: Sequence[VectorStore]) -> list[VectorDamage]:
     """What the vector collections lack against the graph; empty when nothing.
 
     A collection is damaged when it holds fewer points than the graph says were embedded
@@ -131,20 +143,22 @@ def vector_damage(graph: GraphStore, collections: Sequence[VectorStore]) -> list
         name = store.collection.value
         count = store.count()
         if count < expected[name]:
-            damage.append(
+            reason = (
                 f"the {name} vectors hold {count} points, but the graph has {expected[name]} {name} that were embedded"
             )
+            damage.append(VectorDamage(store.collection, reason))
             continue
         try:
             missing = sorted(set(samples[name]) - store.existing_ids(samples[name]))
         except StoreError as exc:
-            damage.append(f"the {name} vectors cannot be read ({exc})")
+            damage.append(VectorDamage(store.collection, f"the {name} vectors cannot be read ({exc})"))
             continue
         if missing:
-            damage.append(
+            reason = (
                 f"the {name} vectors cannot read {len(missing)} of {len(samples[name])} points sampled from the graph "
                 f"(e.g. {missing[0]})"
             )
+            damage.append(VectorDamage(store.collection, reason))
     return damage
 
 
@@ -228,7 +242,7 @@ def open_knowledge_store(
             collections.append(store)
         chunks, entities, communities = collections
         if check_vectors and (damage := vector_damage(graph, (chunks, entities, communities))):
-            raise CorruptedStoreError(settings.data_dir, "; ".join(damage), REPAIR_FIX)
+            raise CorruptedStoreError(settings.data_dir, "; ".join(map(str, damage)), REPAIR_FIX)
         opened.pop_all()
     journal = SqlitePhaseJournal(settings.data_dir / PHASE_JOURNAL_FILE)
     return KnowledgeStore(
