@@ -361,6 +361,23 @@ class LLMNotConfiguredError(LLMError, ConfigError):
         )
 
 
+class AgentLLMNotConfiguredError(LLMNotConfiguredError):
+    """``agrag ask`` needs an LLM with tool calling, and no endpoint is configured; it never falls back silently."""
+
+    def __init__(self) -> None:
+        LLMError.__init__(
+            self,
+            "agrag ask needs an LLM that can call tools, but none is configured. Set AGRAG_LLM_BASE_URL to any "
+            "OpenAI-compatible endpoint and AGRAG_LLM_MODEL to a model that supports tool calling, e.g. with Ollama: "
+            "`ollama pull qwen2.5:7b`, then `AGRAG_LLM_BASE_URL=http://localhost:11434/v1 AGRAG_LLM_MODEL=qwen2.5:7b "
+            'agrag ask "Who owns the Orion Planner?"` (add AGRAG_LLM_API_KEY if the endpoint wants one).',
+        )
+
+
+class AgentLLMError(LLMError):
+    """The LLM failed during an agent run (HTTP errors, timeouts or malformed tool calls) after its retries."""
+
+
 class LLMBudgetError(LLMError, ConfigError):
     """An LLM step would make more calls than ``ingest.max_llm_calls`` allows; nothing was sent."""
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agrag.components.data_models.evidence import EvidenceSearchMode
 from agrag.components.errors import UnknownRecipeMethodError
 
 
@@ -388,6 +389,16 @@ class EvalConfig(StrictModel):
     )
     llm_triples: bool = Field(
         False, description="Also score the recipes on a graph built from the dataset's precomputed LLM triples."
+    )
+    search_modes: tuple[EvidenceSearchMode, ...] = Field(
+        tuple(EvidenceSearchMode),
+        description="Modes of the search_evidence tool (the agent's first search) scored next to the recipes, each "
+        "as the row 'search_evidence (mode)'; [] scores none.",
+    )
+    answers: bool = Field(
+        False,
+        description="Also run the built-in agent on every question and score its answers (exact match, F1, "
+        "citations that check, gold passages cited, tool calls and tokens). Needs AGRAG_LLM_BASE_URL.",
     )
     max_questions: int | None = Field(None, ge=1, description="Score only the first N questions (a quick check).")
     bootstrap_samples: int = Field(1000, ge=100, description="Resamples of the paired bootstrap.")

@@ -37,12 +37,29 @@ class AgragSettings(BaseSettings):
     )
     llm_base_url: str | None = Field(
         None,
-        description="An OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) for LLM extraction and reports.",
+        description="An OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) for LLM extraction, reports "
+        "and `agrag ask`.",
     )
     llm_model: str = Field("gpt-4o-mini", description="The model name sent to that endpoint.")
     llm_api_key: SecretStr | None = Field(None, description="The endpoint's API key, if it needs one.")
     llm_timeout_seconds: float = Field(120.0, gt=0, description="How long one LLM call may take before a retry.")
     llm_max_retries: int = Field(3, ge=0, description="Retries (with backoff) of a failed or timed-out LLM call.")
+    agent_max_tool_calls: int = Field(
+        20, ge=1, le=1000, description="`agrag ask`: the most tool calls the agent makes for one question."
+    )
+    agent_max_tokens: int = Field(
+        60_000, ge=100, description="`agrag ask`: the most LLM tokens (prompt and completion) one question may use."
+    )
+    agent_timeout_seconds: float = Field(
+        300.0, gt=0, description="`agrag ask`: how long one question may take, LLM calls and tool calls together."
+    )
+    agent_max_result_chars: int = Field(
+        12_000,
+        ge=1000,
+        le=1_000_000,
+        description="`agrag ask`: tool results longer than this (as JSON characters) are shortened before the LLM "
+        "reads them, longest lists first, and marked truncated.",
+    )
     kuzu_buffer_pool_mb: int = Field(
         1024,
         ge=64,

@@ -8,6 +8,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from agrag.service.ask_command import ask
 from agrag.service.cli_support import Overrides, console, fail, on_data_dir, server_client
 from agrag.service.evidence_commands import evidence
 from agrag.service.mcp_command import mcp
@@ -276,6 +277,7 @@ app.command("repair")(repair)
 app.command("serve")(serve)
 app.command("serve-ingest")(serve_ingest)
 app.command("mcp")(mcp)
+app.command("ask")(ask)
 
 
 @merges.command("list")

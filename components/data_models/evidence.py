@@ -19,6 +19,15 @@ class DiscoverMode(StrEnum):
     HYBRID = "hybrid"
 
 
+class EvidenceSearchMode(StrEnum):
+    """How the ``search_evidence`` tool finds passages: a ``discover`` mode, or ``graph`` (the multi_hop walk)."""
+
+    KEYWORD = "keyword"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+    GRAPH = "graph"
+
+
 class Direction(StrEnum):
     """Where ``navigate`` moves from a passage."""
 

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from agrag.pipelines.runtime import Runtime
 from agrag.service.api.access import AccessPolicy
 from agrag.service.api.admin_routes import admin_routes
+from agrag.service.api.ask_routes import ask_routes
 from agrag.service.api.dependencies import ApiState, RunQueue
 from agrag.service.api.errors import ErrorBody, NotReadyError, error_response, install_error_handlers
 from agrag.service.api.middleware import AccessLog, BodyLimit
@@ -40,6 +41,8 @@ DESCRIPTION = """Search a knowledge graph built by agrag and read, cite and chec
   check_citations and render_citations inside it. Every evidence id names one version of one document.
 * **status**: what the data dir holds and the last ingestion.
 * **ingestion** (unscoped tokens): start runs over a folder, follow their stages, cancel them, delete documents.
+* **agent**: `POST /v1/ask` answers a question with numbered, checked citations, streaming each tool call as it
+  happens (needs an LLM with tool calling on the server: `AGRAG_LLM_BASE_URL`).
 
 Send `Authorization: Bearer <token>` with a token of `AGRAG_API_TOKENS` (or the server's local token) unless the
 server is open (no tokens configured; loopback only). A token limited to documents sees only those documents in
@@ -114,6 +117,7 @@ def create_app(
     app.add_middleware(BodyLimit)  # outermost: a body too large is refused before anything reads it
     app.include_router(tool_routes())
     app.include_router(admin_routes())
+    app.include_router(ask_routes())
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))  # the MCP SDK's streamable HTTP transport
 
     @app.get("/healthz", tags=["health"], summary="Is the process up")

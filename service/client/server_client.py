@@ -9,7 +9,7 @@ message; a server that does not answer raises ``ServerUnavailableError``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -215,11 +215,43 @@ class ServerClient:
         """The near misses resolution kept apart."""
         return _CANDIDATES.validate_python(self.request("GET", "/v1/merges/candidates"))
 
+    def ask(self, question: str, documents: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+        """Ask the server's agent (``POST /v1/ask``); its events as they arrive: tool calls, then the answer.
+
+        Raises:
+            AgragError: the server refused the question (no LLM configured, an unknown document).
+            ServerUnavailableError: the server did not answer or cut the stream off.
+        """
+        body: dict[str, Any] = {"question": question}
+        if documents is not None:
+            body["documents"] = list(documents)
+        content = json.dumps(body, ensure_ascii=True).encode("ascii")
+        headers = {"Content-Type": "application/json"}
+        try:
+            with self._http.stream("POST", "/v1/ask", content=content, headers=headers) as response:
+                if not response.is_success:
+                    response.read()
+                    raise error_from(response.status_code, _json_or_none(response))
+                for line in response.iter_lines():
+                    if line.strip():
+                        yield json.loads(line)
+        except httpx.TimeoutException as exc:
+            raise self._unavailable(f"no answer within {_seconds(exc, self._http.timeout)}") from exc
+        except httpx.TransportError as exc:
+            raise self._unavailable(_reason(exc)) from exc
+
     def documents(self, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
         """One page of the committed documents, by path."""
         return _DOCUMENTS.validate_python(
             self.request("GET", "/v1/documents", params={"offset": offset, "limit": limit})
         )
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def _reason(exc: httpx.TransportError) -> str:

@@ -21,6 +21,7 @@ from agrag.pipelines.recipes import PRESETS, load_recipe
 from agrag.pipelines.runtime import compose_config
 from agrag.pipelines.settings import load_eval_settings, load_settings
 from agrag.service.cli_support import SafeConsole
+from agrag.service.evaluation.answer_runner import AGENT
 from agrag.service.evaluation.converters import load_named
 from agrag.service.evaluation.dataset import EvalDataset, load_generic
 from agrag.service.evaluation.report import WrittenFiles, markdown, score, write
@@ -77,6 +78,12 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
     config = compose_config(all_overrides, settings)
     names = recipe_names(config.evaluation.recipes, settings.agrag.config_dir)
     recipes = tuple(load_recipe(name) for name in names)  # a misspelled one fails before ingest
+    if config.evaluation.answers and not settings.agrag.llm_base_url:
+        raise EvaluationError(
+            "evaluation.answers=true runs the built-in agent, which needs an LLM with tool calling: set "
+            "AGRAG_LLM_BASE_URL (and AGRAG_LLM_MODEL), e.g. AGRAG_LLM_BASE_URL=http://localhost:11434/v1 "
+            "AGRAG_LLM_MODEL=qwen2.5:7b after `ollama pull qwen2.5:7b`; or drop evaluation.answers=true."
+        )
     chosen = pick_dataset(choice, eval_settings.bench_dir).head(config.evaluation.max_questions)
     skipped = {
         r.name: reason for r in recipes if (reason := skip_reason(r, settings.retrieval, settings.agrag)) is not None
@@ -87,6 +94,14 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
     )
     for name, reason in skipped.items():
         console.print(f"Skipping {name}: {reason}", markup=False, highlight=False)
+    if config.evaluation.answers:
+        gold = sum(1 for q in chosen.questions if q.answer is not None)
+        console.print(
+            f"Answering every question with the agent ({settings.agrag.llm_model} at {settings.agrag.llm_base_url}); "
+            f"{gold} of {len(chosen.questions)} questions have a gold answer for EM and F1",
+            markup=False,
+            highlight=False,
+        )
     inputs = EvalInputs(
         config=config,
         overrides=tuple(overrides),
@@ -106,12 +121,13 @@ def evaluate(choice: DatasetChoice, overrides: Sequence[str], console: Console) 
 
         def tick(label: str, done: int) -> None:
             total = len(chosen.questions)
+            doing = "answering with the" if label == AGENT else "searching with"
             if label not in bars:
-                bars[label] = progress.add_task(f"searching with {label}", total=total)
-                _line(lines, f"searching with {label}: {total} questions")
+                bars[label] = progress.add_task(f"{doing} {label}", total=total)
+                _line(lines, f"{doing} {label}: {total} questions")
             progress.update(bars[label], completed=done)
             if done == total:
-                _line(lines, f"searching with {label}: done")
+                _line(lines, f"{doing} {label}: done")
 
         run = run_evaluation(chosen, inputs, tick)
     for label, ingest in run.ingests.items():

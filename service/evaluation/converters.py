@@ -34,7 +34,8 @@ def _musique(folder: Path) -> EvalDataset:
         answer = next(p for p in paragraphs if p["idx"] == last_step)
         hops = _HOPS.match(raw["id"])
         kind = hops.group(1) if hops else ""
-        questions.append(EvalQuestion(raw["question"], gold, kind, _locate(answer, index, raw["id"])))
+        located = _locate(answer, index, raw["id"])
+        questions.append(EvalQuestion(raw["question"], gold, kind, located, _answer(raw)))
     triples = sorted(folder.glob("openie_*.json"))
     return EvalDataset("musique_dev", corpus, tuple(questions), triples[0] if triples else None)
 
@@ -50,8 +51,15 @@ def _hotpotqa(folder: Path) -> EvalDataset:
         missing = [t for t in titles if t not in index]
         if missing:
             raise EvaluationError(f"HotpotQA question {raw['_id']}: gold titles {missing} are not in the corpus file.")
-        questions.append(EvalQuestion(raw["question"], tuple(index[t] for t in titles), raw.get("type", "")))
+        gold_titles = tuple(index[t] for t in titles)
+        questions.append(EvalQuestion(raw["question"], gold_titles, raw.get("type", ""), None, _answer(raw)))
     return EvalDataset("hotpotqa_dev", corpus, tuple(questions))
+
+
+def _answer(raw: dict[str, Any]) -> str | None:
+    """The gold answer of a MuSiQue or HotpotQA question, when the file has one."""
+    answer = raw.get("answer")
+    return answer if isinstance(answer, str) and answer.strip() else None
 
 
 CONVERTERS: dict[str, Callable[[Path], EvalDataset]] = {"musique_dev": _musique, "hotpotqa_dev": _hotpotqa}

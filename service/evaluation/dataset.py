@@ -2,7 +2,7 @@
 
 ``corpus.json`` is a JSON list of ``{"title": str, "text": str}``; a passage's id is its index in that list.
 ``questions.json`` is a JSON list of ``{"question": str, "gold": [int, ...], "type": str (optional),
-"answer_passage": int (optional)}``, where ``gold`` and ``answer_passage`` are corpus indexes.
+"answer_passage": int (optional), "answer": str (optional)}``, where ``gold`` and ``answer_passage`` are corpus indexes.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ class EvalPassage:
 
 @dataclass(frozen=True, slots=True)
 class EvalQuestion:
-    """A question, the corpus indexes of its gold passages, and optional type and answer passage."""
+    """A question, the corpus indexes of its gold passages, and optional type, answer passage and gold answer."""
 
     question: str
     gold: tuple[int, ...]
     type: str = ""
     answer_passage: int | None = None
+    answer: str | None = None  # the gold answer text, for scoring an agent's answers (exact match, F1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +91,15 @@ def _question(item: Any, index: int, path: Path, corpus_size: int) -> EvalQuesti
     for value in [*gold, *([answer] if answer is not None else [])]:
         if not isinstance(value, int) or not 0 <= value < corpus_size:
             raise EvaluationError(f"{where}: corpus index {value!r} is outside the corpus (0 to {corpus_size - 1}).")
-    unknown = set(item) - {"question", "gold", "type", "answer_passage"}
+    unknown = set(item) - {"question", "gold", "type", "answer_passage", "answer"}
     if unknown:
         raise EvaluationError(
-            f"{where}: unknown keys {sorted(unknown)}; valid keys: question, gold, type, answer_passage."
+            f"{where}: unknown keys {sorted(unknown)}; valid keys: question, gold, type, answer_passage, answer."
         )
-    return EvalQuestion(item["question"], tuple(dict.fromkeys(gold)), str(item.get("type", "")), answer)
+    text = item.get("answer")
+    if text is not None and not isinstance(text, str):
+        raise EvaluationError(f'{where}: "answer" must be a string (the gold answer), got {text!r}.')
+    return EvalQuestion(item["question"], tuple(dict.fromkeys(gold)), str(item.get("type", "")), answer, text)
 
 
 def load_generic(corpus_path: Path, questions_path: Path, name: str | None = None) -> EvalDataset:
@@ -122,6 +126,7 @@ def write_generic(dataset: EvalDataset, folder: Path) -> tuple[Path, Path]:
             "gold": list(q.gold),
             **({"type": q.type} if q.type else {}),
             **({"answer_passage": q.answer_passage} if q.answer_passage is not None else {}),
+            **({"answer": q.answer} if q.answer is not None else {}),
         }
         for q in dataset.questions
     ]

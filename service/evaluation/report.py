@@ -1,10 +1,12 @@
 """Scores an evaluation run and writes it: a Markdown table, a JSON summary, per-question JSONL and a bar chart.
 
-The JSON's ``recall_at_5`` maps every system (baseline or recipe) that ran to its strict Recall@5, in percent: the
-one number to compare runs by. ``systems.<name>`` holds every metric, the expanded diagnostic, the breakdown by
-question type, the searches with a failed method and, for recipes, the paired bootstrap against the best baseline.
-A recipe that could not run here has ``systems.<name>.skipped`` (why) and an entry in ``skipped``; the table shows
-it as a row that says why, and the chart and the per-question lines leave it out.
+The JSON's ``recall_at_5`` maps every system (baseline, recipe or ``search_evidence`` mode) that ran to its strict
+Recall@5, in percent: the one number to compare runs by. ``systems.<name>`` holds every metric, the expanded
+diagnostic, the breakdown by question type, the searches with a failed method and, for recipes, the paired bootstrap
+against the best baseline. A recipe that could not run here has ``systems.<name>.skipped`` (why) and an entry in
+``skipped``; the table shows it as a row that says why, and the chart and the per-question lines leave it out. With
+``evaluation.answers=true`` the JSON's ``answers`` holds the agent's answer scores (``answer_scores``), the Markdown a
+section on them, and the per-question lines one line per question of ``system`` ``agent``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agrag.service.evaluation.answer_scores import (
+    AnswerScores,
+    answer_lines,
+    answers_json,
+    answers_markdown,
+    score_answers,
+)
 from agrag.service.evaluation.metrics import (
     HEADLINE_K,
     PairedBootstrap,
@@ -54,6 +63,7 @@ class EvalReport:
     best_baseline: str
     created: datetime
     command: str
+    answers: AnswerScores | None = None
 
 
 def score(run: EvalRun, command: str) -> EvalReport:
@@ -101,7 +111,8 @@ def score(run: EvalRun, command: str) -> EvalReport:
                 versus_rrf=None if fused_reference is None else paired_bootstrap(mine, fused_reference, samples, seed),
             )
         )
-    return EvalReport(run, scored, best.name, datetime.now(UTC), command)
+    answers = None if run.answers is None else score_answers(run.answers, run.dataset.questions)
+    return EvalReport(run, scored, best.name, datetime.now(UTC), command, answers)
 
 
 def _ran(report: EvalReport) -> list[SystemScores]:
@@ -174,6 +185,8 @@ def markdown(report: EvalReport) -> str:
         lines.append("|---|" + "---|" * len(types))
         for s in ran:
             lines.append(f"| {s.name} | " + " | ".join(_cell(s.by_type[t][HEADLINE]) for t in types) + " |")
+    if report.answers is not None:
+        lines += ["", answers_markdown(report.answers).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
@@ -193,6 +206,7 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
         "skipped": {s.name: s.skipped for s in report.scores if s.skipped is not None},
         "systems": {s.name: _system_json(s) for s in report.scores},
         "seconds": _rounded(run.seconds),
+        "answers": None if report.answers is None else answers_json(report.answers),
     }
 
 
@@ -232,6 +246,8 @@ def question_lines(report: EvalReport) -> list[str]:
                 **row,
             }
             lines.append(json.dumps(record, ensure_ascii=False))
+    if report.run.answers is not None:
+        lines += answer_lines(report.run.answers, report.run.dataset.questions)
     return lines
 
 

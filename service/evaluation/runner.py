@@ -15,16 +15,20 @@ from agrag.pipelines.config_models import AgragConfig, RecipeConfig, Reranker, R
 from agrag.pipelines.runtime import open_runtime
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import AgragSettings, EvalSettings, RetrievalSettings, Settings
+from agrag.service.evaluation.answer_runner import AnswerRecord, run_answers
 from agrag.service.evaluation.baselines import Bm25Baseline, DenseBaseline, rrf
 from agrag.service.evaluation.dataset import EvalDataset
 from agrag.service.evaluation.passages import entities_to_support, ranked_passages
+from agrag.service.evaluation.search_modes import rank_search_modes
 from agrag.service.evaluation.workspace import BuiltStore, build_store, document_index
 
 BASELINE = "baseline"
 RECIPE = "recipe"
 LLM_TRIPLES = "LLM triples"
-# Passed to every ingest of an evaluation: one embedded store per run, whatever the user's default backend.
-EVAL_STORE_OVERRIDES = ("vector_store=edge",)
+# Passed before the user's overrides to every ingest of an evaluation: one embedded store per run, whatever the
+# user's default backend; and offline community reports, so an LLM configured for evaluation.answers or text2cypher
+# does not change (or pay for) the stores, whose cache key knows the config but not the environment.
+EVAL_STORE_OVERRIDES = ("vector_store=edge", "ingest.communities.reports=extractive")
 RRF_BASELINE = "rrf"  # the fused baseline (RRF of BM25 and dense)
 
 Tick = Callable[[str, int], None]  # (what is running, questions done in it)
@@ -35,8 +39,8 @@ class SystemRun:
     """One system's ranked passage lists, one per question, or why the system did not run.
 
     Attributes:
-        name: Column name in the report (``bm25``, ``hybrid``, ``hybrid (LLM triples)``).
-        kind: ``baseline`` or ``recipe``.
+        name: Column name in the report (``bm25``, ``hybrid``, ``hybrid (LLM triples)``, ``search_evidence (graph)``).
+        kind: ``baseline``, ``recipe`` or ``search_evidence`` (a mode of the agent's search tool).
         strict: Passage indexes from passage hits only (the headline).
         expanded: Entities, relations and community reports replaced by their passages (a diagnostic; see
             ``passages``).
@@ -64,6 +68,7 @@ class EvalRun:
     systems: list[SystemRun]
     seconds: dict[str, float] = field(default_factory=dict)
     ingests: dict[str, IngestReport | None] = field(default_factory=dict)
+    answers: list[AnswerRecord] | None = None  # the agent's answers, when ``evaluation.answers`` is true
 
 
 def skip_reason(recipe: RecipeConfig, retrieval: RetrievalSettings, settings: AgragSettings) -> str | None:
@@ -176,6 +181,7 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
     questions = [q.question for q in dataset.questions]
     index = document_index(dataset, cache_dir, inputs.settings.agrag.files_root)
     searcher = _Searcher(inputs, embedder, recipes, questions, index)
+    answers: list[AnswerRecord] | None = None
     for variant, extra in variants:
         started = time.perf_counter()
         label = "triples" if variant else "default"
@@ -184,9 +190,13 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
         seconds[f"ingest {label}"] = time.perf_counter() - started
         ingests[label] = built.report
         started = time.perf_counter()
-        systems.extend(searcher.run(built, overrides, variant, tick))
+        ranked, answered = searcher.run(built, overrides, variant, tick)
+        systems.extend(ranked)
         seconds[f"search {label}"] = time.perf_counter() - started
-    return EvalRun(dataset, config, systems, seconds, ingests)
+        if answered is not None:
+            answers = answered
+            seconds["answers"] = sum(record.seconds for record in answered)
+    return EvalRun(dataset, config, systems, seconds, ingests, answers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +207,12 @@ class _Searcher:
     questions: list[str]
     index: dict[str, int]
 
-    def run(self, built: BuiltStore, overrides: Sequence[str], variant: str, tick: Tick) -> list[SystemRun]:
+    def run(
+        self, built: BuiltStore, overrides: Sequence[str], variant: str, tick: Tick
+    ) -> tuple[list[SystemRun], list[AnswerRecord] | None]:
+        """Every recipe and search mode on one store, then (default store only, when asked) the agent's answers."""
         settings = self.inputs.settings.with_data_dir(built.data_dir)
+        evaluation = self.inputs.config.evaluation
         retrieval = settings.retrieval
 
         async def every_recipe(engine: SearchEngine) -> list[SystemRun]:
@@ -214,4 +228,13 @@ class _Searcher:
             return runs
 
         with open_runtime(overrides, settings, embedder=self.embedder) as runtime:
-            return asyncio.run(every_recipe(runtime.engine))
+            runs = asyncio.run(every_recipe(runtime.engine))
+            depth, limit = max(evaluation.ks), evaluation.result_limit
+            modes = evaluation.search_modes
+            runs += rank_search_modes(
+                runtime, modes, self.questions, index=self.index, depth=depth, limit=limit, tick=tick, variant=variant
+            )
+            answers = None
+            if evaluation.answers and not variant:
+                answers = run_answers(runtime, self.questions, self.index, tick)
+            return runs, answers

@@ -8,12 +8,16 @@ than any text search, so an agent's first search can already be that good.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from agrag.components.data_models.chunk import Chunk
-from agrag.components.data_models.evidence import MAX_LIMIT, DiscoverMode, EvidenceHit, EvidenceLocation
+from agrag.components.data_models.evidence import (
+    MAX_LIMIT,
+    DiscoverMode,
+    EvidenceHit,
+    EvidenceLocation,
+    EvidenceSearchMode,
+)
 from agrag.components.data_models.evidence_id import EvidenceId
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.evidence.snippets import snippet
@@ -21,15 +25,6 @@ from agrag.service.tools.evidence_tools import MAX_QUERY_CHARS
 from agrag.service.tools.tool import Tool, ToolContext, ToolInput
 
 GRAPH_RECIPE = "multi_hop"
-
-
-class EvidenceSearchMode(StrEnum):
-    """How ``search_evidence`` finds passages."""
-
-    KEYWORD = "keyword"
-    VECTOR = "vector"
-    HYBRID = "hybrid"
-    GRAPH = "graph"
 
 
 class SearchEvidenceInput(ToolInput):

@@ -6,14 +6,13 @@ can count calls and check prompts.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.json_post_server import error_answer, json_post_server
 
 Script = Callable[[list[dict[str, str]]], str]
 
@@ -51,62 +50,37 @@ def scripted_llm(script: Script, *, fail_first: int = 0) -> Iterator[ScriptedLLM
     state = ScriptedLLM(base_url="", failures_left=fail_first)
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            return
+    def respond(body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        with lock:
+            if state.failures_left > 0:
+                state.failures_left -= 1
+                return error_answer(500, "scripted failure", "server_error")
+            state.requests.append(body)
+            holding = state.hold_after is not None and len(state.answered) >= state.hold_after
+            if holding:
+                state.held += 1
+        if holding:  # the client sent it and waits: a kill now catches the request in flight
+            state.release.wait()
+            return error_answer(503, "released unanswered", "server_error")
+        try:
+            answer = script(body["messages"])
+        except Exception as exc:  # a broken script answers 400, so the test sees the client's error
+            return error_answer(400, f"script failed: {exc}", "invalid_request_error")
+        with lock:
+            state.answered.append(body)
+        message = {"role": "assistant", "content": answer}
+        return 200, {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
 
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-            with lock:
-                if state.failures_left > 0:
-                    state.failures_left -= 1
-                    self._send(500, {"error": {"message": "scripted failure", "type": "server_error"}})
-                    return
-                state.requests.append(body)
-                holding = state.hold_after is not None and len(state.answered) >= state.hold_after
-                if holding:
-                    state.held += 1
-            if holding:  # the client sent it and waits: a kill now catches the request in flight
-                state.release.wait()
-                with contextlib.suppress(OSError):
-                    self._send(503, {"error": {"message": "released unanswered", "type": "server_error"}})
-                return
-            try:
-                answer = script(body["messages"])
-            except Exception as exc:  # a broken script answers 400, so the test sees the client's error
-                self._send(400, {"error": {"message": f"script failed: {exc}", "type": "invalid_request_error"}})
-                return
-            with lock:
-                state.answered.append(body)
-            self._send(
-                200,
-                {
-                    "id": "chatcmpl-scripted",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": body.get("model", "scripted"),
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                },
-            )
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        state.release.set()
-        server.shutdown()
-        server.server_close()
+    with json_post_server(respond) as base_url:
+        state.base_url = base_url
+        try:
+            yield state
+        finally:
+            state.release.set()

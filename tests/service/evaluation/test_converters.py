@@ -27,12 +27,14 @@ def test_musique_identifies_passages_by_title_and_text(tmp_path: Path) -> None:
             paragraph(2, "X", "one", False),
         ],
         "question_decomposition": [{"paragraph_support_idx": 0}, {"paragraph_support_idx": 1}],
+        "answer": "Lyon",
     }
     (folder / "musique_train.json").write_text(json.dumps([question]))
     dataset = load_named("musique_dev", tmp_path)
     assert dataset.questions[0].gold == (2, 1)
     assert dataset.questions[0].answer_passage == 1  # the last decomposition step's paragraph
     assert dataset.questions[0].type == "3hop"
+    assert dataset.questions[0].answer == "Lyon"
     assert dataset.triples_path is None
 
 
@@ -40,12 +42,19 @@ def test_hotpotqa_gold_is_the_unique_supporting_titles(tmp_path: Path) -> None:
     folder = tmp_path / "hotpotqa_dev"
     folder.mkdir()
     (folder / "hotpotqa_train_corpus.json").write_text(json.dumps({"A": ["First.", " Second."], "B": ["Other."]}))
-    question = {"_id": "1", "question": "q?", "type": "comparison", "supporting_facts": [["B", 0], ["A", 1], ["B", 2]]}
+    question = {
+        "_id": "1",
+        "question": "q?",
+        "type": "comparison",
+        "supporting_facts": [["B", 0], ["A", 1], ["B", 2]],
+        "answer": "yes",
+    }
     (folder / "hotpotqa_train.json").write_text(json.dumps([question]))
     dataset = load_named("hotpotqa_dev", tmp_path)
     assert dataset.corpus[0].document_text == "A\nFirst. Second."
     assert dataset.questions[0].gold == (1, 0)
     assert dataset.questions[0].type == "comparison"
+    assert dataset.questions[0].answer == "yes"
 
 
 def test_unknown_or_missing_sets_say_what_to_do(tmp_path: Path) -> None:
@@ -64,3 +73,4 @@ def test_the_real_dev_sets_convert_as_their_readmes_describe() -> None:
     hotpotqa = load_named("hotpotqa_dev", REAL_BENCH)
     assert (len(hotpotqa.questions), len(hotpotqa.corpus)) == (100, 994)
     assert all(len(q.gold) == 2 for q in hotpotqa.questions)
+    assert all(q.answer for q in (*musique.questions, *hotpotqa.questions))  # gold answers, for the agent's eval

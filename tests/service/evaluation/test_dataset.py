@@ -20,7 +20,7 @@ def test_generic_format_round_trips(tmp_path: Path) -> None:
     questions = write(
         tmp_path / "q.json",
         [
-            {"question": "Who met Ada?", "gold": [1, 0, 1], "type": "bridge", "answer_passage": 1},
+            {"question": "Who met Ada?", "gold": [1, 0, 1], "type": "bridge", "answer_passage": 1, "answer": "Bob"},
             {"question": "Ada?", "gold": [0]},
         ],
     )
@@ -29,6 +29,7 @@ def test_generic_format_round_trips(tmp_path: Path) -> None:
     assert dataset.corpus[0].document_text == "Ada\nAda wrote notes."
     assert dataset.questions[0].gold == (1, 0)  # duplicates collapse, order kept
     assert (dataset.questions[0].type, dataset.questions[0].answer_passage) == ("bridge", 1)
+    assert (dataset.questions[0].answer, dataset.questions[1].answer) == ("Bob", None)
     assert dataset.head(1).questions == dataset.questions[:1]
     again = load_generic(*write_generic(dataset, tmp_path / "out"), name="mine")
     assert again == dataset
@@ -43,6 +44,7 @@ def test_generic_format_round_trips(tmp_path: Path) -> None:
         ([{"question": "", "gold": [0]}], 'non-empty string "question"'),
         ([{"question": "x", "gold": [0], "golds": [1]}], "unknown keys ['golds']"),
         ([{"question": "x", "gold": [0], "answer_passage": 9}], "corpus index 9"),
+        ([{"question": "x", "gold": [0], "answer": 5}], '"answer" must be a string'),
         ({"question": "x"}, "non-empty JSON list"),
     ],
 )

@@ -50,7 +50,16 @@ RECIPES = ["hybrid", "chunk", "multi_hop"]
 EVERY_RECIPE = ["entity", "chunk", "hybrid", "hybrid_reranked", "graph_expand", "thematic", "text2cypher", "multi_hop"]
 SKIPPED = ["hybrid_reranked", "text2cypher"]
 RAN = [r for r in EVERY_RECIPE if r not in SKIPPED]
-SYSTEMS = ["bm25", "dense", "rrf", *RAN, *(f"{r} (LLM triples)" for r in RAN)]
+MODES = ["keyword", "vector", "hybrid", "graph"]  # the search_evidence tool's, scored after the recipes
+SYSTEMS = [
+    "bm25",
+    "dense",
+    "rrf",
+    *RAN,
+    *(f"search_evidence ({m})" for m in MODES),
+    *(f"{r} (LLM triples)" for r in RAN),
+    *(f"search_evidence ({m}, LLM triples)" for m in MODES),
+]
 
 
 @pytest.fixture
@@ -113,6 +122,15 @@ def test_eval_end_to_end_on_a_tiny_generic_dataset(tmp_path: Path, dataset_files
     assert {tuple(line["gold"]) for line in lines} == {(0, 1, 2), (4, 5), (3,)}
     assert all(len(line["ranked"]) <= 10 for line in lines)
     assert next(results.glob("*.png")).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the agent's graph search walks as the multi_hop recipe does: the same passages, in the same order
+    for variant in ("", ", LLM triples"):
+        recipe = "multi_hop" + (" (LLM triples)" if variant else "")
+        ranked = {line["system"]: [] for line in lines}
+        for line in lines:
+            ranked[line["system"]].append(line["ranked"])
+        assert ranked[f"search_evidence (graph{variant})"] == ranked[recipe]
+    assert summary["systems"]["search_evidence (hybrid)"]["kind"] == "search_evidence"
+    assert summary["systems"]["search_evidence (keyword)"]["versus_best_baseline"]["p_not_better"] >= 0
 
     again = run_eval(dataset_files, *args, env=env)
     assert "Store default: reused" in again
@@ -178,7 +196,8 @@ def test_eval_on_a_slice_of_musique(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads(next((tmp_path / "bench" / "results").glob("corpus-*.json")).read_text())
     assert summary["passages"] == len(keep)
-    assert set(summary["recall_at_5"]) == {"bm25", "dense", "rrf", *RECIPES}
+    assert set(summary["recall_at_5"]) == {"bm25", "dense", "rrf", *RECIPES, *(f"search_evidence ({m})" for m in MODES)}
+    assert summary["recall_at_5"]["search_evidence (graph)"] == summary["recall_at_5"]["multi_hop"]
     assert set(summary["systems"]["multi_hop"]["by_type"]) <= {"2hop", "3hop", "4hop"}
     assert summary["systems"]["multi_hop"]["strict"]["answer@5"] >= 0
 
