@@ -190,8 +190,8 @@ class TooManyFilesError(FileSelectionError):
         self.count = count
         self.limit = limit
         super().__init__(
-            f"The paths match {count} files, more than the {limit} one call may ingest. Narrow the globs, or split "
-            f"the files over several calls of at most {limit} each."
+            f"The paths match {count} files, more than the {limit} one call may ingest (AGRAG_MAX_FILES_PER_CALL). "
+            f"Narrow the globs, split the files over several calls of at most {limit} each, or ingest their folder."
         )
 
 

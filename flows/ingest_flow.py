@@ -11,7 +11,6 @@ from typing import TypeVar, cast
 from prefect import flow
 from prefect.client.schemas.objects import State
 
-from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.ingestion_run import RunKind
 from agrag.components.data_models.loaded_document import LoadedDocument
@@ -21,30 +20,29 @@ from agrag.components.data_models.resolution import KEPT_APART, MERGED
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import AgragError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
-from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
-from agrag.flows import community_tasks, write_tasks
+from agrag.flows import community_tasks, plan_groups, write_tasks
 from agrag.flows import ingest_tasks as tasks
+from agrag.flows.file_statuses import file_statuses, other_settings, with_plans, without_text
+from agrag.flows.finalize_flow import DEFERRED, refresh_communities
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_report import (
-    FAILED,
-    INGESTED,
-    NO_TEXT,
-    NO_TEXT_REASON,
-    UNCHANGED,
-    FileStatus,
     IngestReport,
 )
 from agrag.flows.ingest_report_markdown import publish_ingest_report
 from agrag.flows.ingest_tasks import Phase
+from agrag.flows.plan_groups import expected_hashes
 from agrag.flows.run_context import RunContext, current_run, requester, tracked_run
 from agrag.flows.run_inputs import check_overrides, run_folder, run_settings
 from agrag.flows.run_outcome import ended, failed_state, ingest_state, quiet_engine_tracebacks, record
 from agrag.flows.source_folders import claim_documents
 from agrag.flows.stage_clock import StageClock, as_is
 from agrag.pipelines.config_models import AgragConfig
-from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, phase_hashes, reports_use_llm
+from agrag.pipelines.ingest_components import check_llm_needs
+from agrag.pipelines.ontology_base import remember
+from agrag.pipelines.ontology_in_force import in_force
+from agrag.pipelines.plan_models import FinalizePolicy
 from agrag.pipelines.runtime import Runtime, runtime_for
 from agrag.pipelines.store_status import record_ontology
 
@@ -94,11 +92,13 @@ def ingest_into(
         StoreError: ``store`` was opened without a phase journal.
         IngestInterruptedError: ``control`` was cancelled; the next run resumes from the phase markers.
     """
+    remember(config.ingest.ontology, store)  # the data dir keeps the ontology it was built with in force
+    config = in_force(config, store)  # the configured ontology plus what set_ontology added to this data dir
     check_llm_needs(config.ingest, llm)
     if store.journal is None:
         raise StoreError("Ingestion needs the store's phase journal; open the store with open_knowledge_store.")
     journal = store.journal
-    hashes = phase_hashes(config, llm.model if llm is not None else None)
+    llm_model = llm.model if llm is not None else None
     calls_before = (llm.calls, llm.cache_hits) if llm is not None else (0, 0)
     clock = StageClock(control)
     documents, failures = clock.run("load", lambda: tasks.load_documents(folder, config.ingest, files_root, files))
@@ -119,8 +119,8 @@ def ingest_into(
         documents_ingested=len(changed),
         documents_unchanged=len(documents) - len(changed),
         failures=tuple(failures),
-        files=_file_statuses(documents, changed, failures),
-        other_settings=_other_settings(documents, changed, store, hashes.resolve),
+        files=file_statuses(documents, changed, failures),
+        other_settings=other_settings(documents, changed, store, expected_hashes(documents, config, llm_model)),
     )
     clock.completed("select-changed", report)
     ingest = config.ingest
@@ -136,12 +136,14 @@ def ingest_into(
             journal=journal,
             embedder=embedder,
             llm=llm,
-            hashes=hashes,
             progress=progress,
         )
     touched = community_tasks.stale_communities(journal)
-    if ingest.communities.enabled and touched is not None:  # also when a killed run left them stale
-        report = _communities(
+    if ingest.communities.enabled and touched is not None and ingest.finalize is FinalizePolicy.MANUAL:
+        clock.skipped(COMMUNITY_STAGES, DEFERRED)
+        report = replace(report, communities_deferred=True)
+    elif ingest.communities.enabled and touched is not None:  # also when a killed run left them stale
+        report = refresh_communities(
             report, clock, touched, store=store, config=config, embedder=embedder, llm=llm, progress=progress
         )
     elif not ingest.communities.enabled:
@@ -167,34 +169,36 @@ def _ingest_changed(
     journal: SqlitePhaseJournal,
     embedder: SentenceTransformersTextEmbedder,
     llm: OpenAIChatClient | None,
-    hashes: PhaseHashes,
     progress: bool,
 ) -> IngestReport:
-    """Chunk, extract, prune, resolve, embed and write the new or changed document versions.
+    """Chunk, extract, prune, resolve, embed and write the new or changed document versions, each by its plan.
 
+    Chunk, extract and embed run per plan group (``flows/plan_groups.py``); prune and resolve once over the batch.
     Everything but the write runs without ``store.writing()``; the write holds it per commit batch.
     """
     ingest = config.ingest
-    chunked = clock.run("chunk", lambda: tasks.chunk_documents(as_is(changed), ingest, Phase(journal, hashes.chunk)))
-    chunks = chunked.value
+    model = llm.model if llm is not None else None
+    plans = plan_groups.plans_of(changed, ingest)
+    groups = plan_groups.grouped(changed, plans, config, model)
+    chunked = clock.run("chunk", lambda: plan_groups.chunk_groups(changed, groups, journal))
+    refused = plan_groups.over_chunk_limit(chunked.value, plans, ingest.plan.limits.max_chunks_per_file)
+    chunked_documents = changed
+    changed = [d for d in changed if d.document.id not in refused]
+    chunks = [c for c in chunked.value if c.document_id not in refused]
+    plans = plan_groups.within_llm_budget({d.document.id: plans[d.document.id] for d in changed}, chunks, ingest, llm)
+    resolution, plans = plan_groups.resolution_of(plans, ingest)
+    groups = plan_groups.grouped(changed, plans, config, model)
+    report = with_plans(report, chunked_documents, plans, refused)
     report = replace(
         report,
         chunks_written=len(chunks),
         chunks_by_kind=dict(Counter(c.kind for c in chunks)),
-        files=_without_text(report.files, changed, chunks),
+        files=without_text(report.files, changed, chunks),
     )
     clock.completed("chunk", report, final=False)  # how many older chunks are superseded, the write tells
     extracted = clock.run(
         "extract",
-        lambda: tasks.extract_entities(
-            as_is(changed),
-            as_is(chunks),
-            ingest,
-            as_is(llm),
-            phase=Phase(journal, hashes.extract),
-            progress=progress,
-            control=clock.control,
-        ),
+        lambda: plan_groups.extract_groups(groups, chunks, llm, journal, progress=progress, control=clock.control),
     )
     raw, extraction_failures = extracted.value.extraction, extracted.value.failures
     report = replace(report, extraction_failures=tuple(extraction_failures), llm_estimate=extracted.value.estimate)
@@ -202,21 +206,16 @@ def _ingest_changed(
     kept, pruned = clock.run("prune", lambda: tasks.prune_to_ontology(as_is(raw), ingest))
     report = replace(report, pruned=pruned)
     clock.completed("prune", report)
+    resolve_phase = Phase(journal, plan_groups.resolve_hash(groups, resolution, config, model))
     resolved = clock.run(
         "resolve",
         lambda: tasks.resolve_entities(
-            as_is(changed),
-            as_is(kept),
-            ingest.resolution,
-            store,
-            embedder,
-            llm=as_is(llm),
-            phase=Phase(journal, hashes.resolve),
+            as_is(changed), as_is(kept), resolution, store, embedder, llm=as_is(llm), phase=resolve_phase
         ),
     )
-    resolution = resolved.value
-    extraction = resolution.extraction
-    merged = {d.member_id for d in resolution.decisions if d.decision == MERGED}
+    resolution_out = resolved.value
+    extraction = resolution_out.extraction
+    merged = {d.member_id for d in resolution_out.decisions if d.decision == MERGED}
     known = store.entities.existing_ids([e.id for e in extraction.entities])
     new_entities = [e for e in extraction.entities if e.id not in known]
     report = replace(
@@ -225,20 +224,14 @@ def _ingest_changed(
         entities_new=len(new_entities),
         relations_found=len(extraction.relations),
         merges=len(merged),
-        kept_apart=sum(d.decision == KEPT_APART for d in resolution.decisions),
-        candidates=len(resolution.candidates),
+        kept_apart=sum(d.decision == KEPT_APART for d in resolution_out.decisions),
+        candidates=len(resolution_out.candidates),
     )
     clock.completed("resolve", report)
     embedded = clock.run(
         "embed",
-        lambda: tasks.embed(
-            as_is(changed),
-            as_is(chunks),
-            as_is(new_entities),
-            merged,
-            embedder,
-            phase=Phase(journal, hashes.embed),
-            control=clock.control,
+        lambda: plan_groups.embed_groups(
+            groups, chunks, new_entities, merged, embedder, journal=journal, control=clock.control
         ),
     )
     clock.completed("embed", report)
@@ -248,11 +241,13 @@ def _ingest_changed(
             store,
             as_is(changed),
             as_is(chunks),
-            as_is(resolution),
+            as_is(resolution_out),
             as_is(embedded.value),
-            phase=Phase(journal, hashes.resolve),
+            phase=resolve_phase,
             batch_chunks=ingest.write_batch_chunks,
             control=clock.control,
+            document_hashes=plan_groups.committed_hashes(plans, config, model),
+            plans={doc_id: plan.applied.to_json() for doc_id, plan in plans.items()},
         ),
     )
     reused = {
@@ -277,70 +272,6 @@ def _unpruned(extraction: Extraction) -> PrunedReport:
         entities_kept=len({e.id for e in extraction.entities}),
         relations_kept=len({r.id for r in extraction.relations}),
     )
-
-
-def _communities(
-    report: IngestReport,
-    clock: StageClock,
-    touched: frozenset[str],
-    *,
-    store: KnowledgeStore,
-    config: AgragConfig,
-    embedder: SentenceTransformersTextEmbedder,
-    llm: OpenAIChatClient | None,
-    progress: bool,
-) -> IngestReport:
-    """Detect communities and write their reports; only the final store writes hold ``store.writing()``."""
-    settings = config.ingest.communities
-    communities = clock.run("communities", lambda: community_tasks.detect_communities(store, settings))
-    report = replace(report, communities_by_level=dict(sorted(Counter(c.level for c in communities).items())))
-    clock.completed("communities", report)
-    report_llm = llm if reports_use_llm(settings, llm) else None
-    outcome = clock.run(
-        "reports",
-        lambda: community_tasks.write_reports(
-            store, as_is(communities), settings, as_is(report_llm), embedder, touched=touched, progress=progress
-        ),
-    )
-    report = replace(
-        report,
-        reports_by_method=outcome.by_method,
-        reports_reused=outcome.reused,
-        report_fallbacks=outcome.fallbacks,
-    )
-    clock.completed("reports", report)
-    return report
-
-
-def _other_settings(
-    documents: list[LoadedDocument], changed: list[LoadedDocument], store: KnowledgeStore, current: str
-) -> tuple[str, ...]:
-    """The unchanged files that were ingested with other settings (chunker, extractor, ontology or resolution)."""
-    changed_ids = {d.document.id for d in changed}
-    unchanged = [d.document for d in documents if d.document.id not in changed_ids]
-    recorded = store.graph.document_config_hashes([d.id for d in unchanged])
-    return tuple(sorted(d.source_path for d in unchanged if recorded.get(d.id, "") not in ("", current)))
-
-
-def _without_text(
-    files: tuple[FileStatus, ...], changed: list[LoadedDocument], chunks: list[Chunk]
-) -> tuple[FileStatus, ...]:
-    """Mark the changed files that gave no searchable chunk (a file of headings only) with the warning ``no text``."""
-    searchable = {c.document_id for c in chunks if c.searchable}
-    empty = {d.document.source_path for d in changed if d.document.id not in searchable}
-    return tuple(FileStatus(f.source_path, NO_TEXT, NO_TEXT_REASON) if f.source_path in empty else f for f in files)
-
-
-def _file_statuses(
-    documents: list[LoadedDocument], changed: list[LoadedDocument], failures: list[FileFailure]
-) -> tuple[FileStatus, ...]:
-    changed_paths = {d.document.source_path for d in changed}
-    statuses = [
-        FileStatus(d.document.source_path, INGESTED if d.document.source_path in changed_paths else UNCHANGED)
-        for d in documents
-    ]
-    statuses += [FileStatus(f.source_path, FAILED, f.reason) for f in failures]
-    return tuple(sorted(statuses, key=lambda s: s.source_path))
 
 
 def _finish(report: IngestReport, clock: StageClock, store: KnowledgeStore) -> IngestReport:

@@ -18,11 +18,16 @@ NO_TEXT_REASON = "nothing to search: the file has no text outside its headings (
 
 @dataclass(frozen=True, slots=True)
 class FileStatus:
-    """What happened to one file: ``ingested``, ``unchanged``, ``no text`` (a warning) or ``failed`` (with why)."""
+    """What happened to one file: ``ingested``, ``unchanged``, ``no text`` (a warning) or ``failed`` (with why).
+
+    ``plan`` says which plan an ingested file got (``rule 2 (*.csv): fixed chunker, lexical extractor``); the reason
+    then says why a choice of its rule was replaced, if one was.
+    """
 
     source_path: str
     status: str
     reason: str = ""
+    plan: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,8 @@ class IngestReport:
         llm_estimate: What LLM extraction was estimated to send before it started (None without LLM extraction).
         llm_calls: Calls sent to the LLM in this run (extraction, resolution and reports).
         llm_cache_hits: Requests answered from the LLM answer cache instead.
+        communities_deferred: The graph changed but communities and reports were left stale
+            (``ingest.finalize=manual``): ``agrag finalize`` rebuilds them.
         stage_seconds: Wall time of each stage.
         counts: Rows per graph table and points per vector collection after the run.
     """
@@ -90,6 +97,7 @@ class IngestReport:
     llm_estimate: LLMEstimate | None = None
     llm_calls: int = 0
     llm_cache_hits: int = 0
+    communities_deferred: bool = False
     stage_seconds: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
 

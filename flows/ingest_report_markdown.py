@@ -9,6 +9,7 @@ from prefect.context import FlowRunContext
 
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.flows.ingest_report import FAILED, IngestReport, stage_lines
+from agrag.pipelines.ontology_hint import hint_markdown
 
 ARTIFACT_KEY = "agrag-ingest-report"  # Prefect keys: lowercase letters, digits and dashes
 FILES_LISTED = 200  # past this, the files table shows every failed file and then the first others
@@ -29,9 +30,9 @@ def _files(report: IngestReport) -> list[str]:
     others = [f for f in report.files if f.status != FAILED]
     shown = failed + others[: max(0, FILES_LISTED - len(failed))]
     rows: list[tuple[object, ...]] = [
-        (f"`{f.source_path}`", f"**{f.status}**" if f.status == FAILED else f.status, f.reason) for f in shown
+        (f"`{f.source_path}`", f"**{f.status}**" if f.status == FAILED else f.status, f.plan, f.reason) for f in shown
     ]
-    lines = ["### Files", "", *_table(("file", "status", "reason"), rows)]
+    lines = ["### Files", "", *_table(("file", "status", "plan", "reason"), rows)]
     if len(shown) < len(report.files):
         lines += ["", f"... and {len(report.files) - len(shown)} more ingested or unchanged files."]
     return lines
@@ -57,7 +58,9 @@ def _pruned(pruned: PrunedReport) -> list[str]:
     ]
     if pruned.unknown_endpoints:
         rows.append(("relation endpoint", "not an entity", pruned.unknown_endpoints, pruned.unknown_endpoint_example))
-    return ["### Pruned (not in the ontology)", "", *_table(("what", "type", "count", "example"), rows)]
+    hint = hint_markdown(pruned)
+    table = ["### Pruned (not in the ontology)", "", *_table(("what", "type", "count", "example"), rows)]
+    return [*table, "", *hint] if hint else table
 
 
 def _llm(report: IngestReport) -> list[str]:
@@ -79,6 +82,8 @@ def _llm(report: IngestReport) -> list[str]:
 
 def _notes(report: IngestReport) -> list[str]:
     lines = []
+    if report.communities_deferred:
+        lines.append("- communities: deferred, run `agrag finalize` (ingest.finalize=manual)")
     if report.documents_resumed:
         resumed = ", ".join(f"{phase} {count}" for phase, count in report.documents_resumed.items())
         lines.append(f"- Resumed an interrupted run; documents whose work was already done, by phase: {resumed}")

@@ -29,7 +29,6 @@ from agrag.components.extractors.triples_file_extractor import TriplesFileExtrac
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.folder_loader import FolderLoader
-from agrag.components.resolvers.entity_resolver import EntityResolver
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_payloads import (
@@ -45,7 +44,8 @@ from agrag.pipelines.config_models import (
     ResolutionConfig,
     TriplesExtractorConfig,
 )
-from agrag.pipelines.ingest_components import chunker_for, ontology_from_config
+from agrag.pipelines.ingest_components import chunker_for, entity_resolver, ontology_from_config
+from agrag.pipelines.ontology_hint import with_hint
 
 T = TypeVar("T")
 
@@ -262,9 +262,9 @@ def _within_budget(estimate: LLMEstimate, limit: int) -> None:
 
 @task(name="prune", cache_policy=NO_CACHE, persist_result=False)
 def prune_to_ontology(extraction: Extraction, config: IngestConfig) -> tuple[Extraction, PrunedReport]:
-    """Drop what the ontology (``ingest/ontology``) does not declare, and report it."""
+    """Drop what the ontology (``ingest/ontology``) does not declare, and report it with the hint that keeps it."""
     out = OntologyPruner(ontology_from_config(config.ontology)).run(extraction=extraction)
-    return out["extraction"], out["pruned"]
+    return out["extraction"], with_hint(out["pruned"])
 
 
 @task(name="resolve", cache_policy=NO_CACHE, persist_result=False)
@@ -296,15 +296,7 @@ def resolve_entities(
     if stored is not None:
         _point_at_resolution(documents, phase, subject)
         return PhaseOutput(stored, reused=len(documents))
-    resolver = EntityResolver(
-        fuzzy_enabled=config.fuzzy.enabled,
-        fuzzy_merge_threshold=config.fuzzy.merge_threshold,
-        fuzzy_candidate_threshold=config.fuzzy.candidate_threshold,
-        embed=embedder.embed_batch if config.embedding.enabled else None,
-        embedding_threshold=config.embedding.threshold,
-        llm=llm if config.llm.enabled else None,
-        llm_max_pairs=config.llm.max_pairs,
-    )
+    resolver = entity_resolver(config, embedder.embed_batch, llm)
     resolution: Resolution = resolver.run(extraction=extraction, known=store.graph.canonical_entities())["resolution"]
     phase.journal.save(key, resolution)
     _point_at_resolution(documents, phase, subject)

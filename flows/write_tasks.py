@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from prefect import task
@@ -42,6 +43,8 @@ def write_stores(
     phase: Phase,
     batch_chunks: int,
     control: IngestControl | None = None,
+    document_hashes: Mapping[str, str] | None = None,
+    plans: Mapping[str, str] | None = None,
 ) -> WriteOutcome:
     """Write chunks, entities, mentions, relations and resolution decisions in commit batches of whole documents.
 
@@ -53,7 +56,8 @@ def write_stores(
     keyed by id and the retirement is idempotent, so a run killed inside a batch writes the same again when started
     again; a run killed between batches resumes with the batches left, written with the same journaled resolution
     and merge-log run id. ``control`` is checked between batches. The entities a batch touched are recorded as
-    waiting for fresh community reports before its commit, so a kill after it still refreshes them.
+    waiting for fresh community reports before its commit, so a kill after it still refreshes them. Each document
+    is committed with its settings hash (``document_hashes``, else the phase's) and its plan JSON (``plans``).
     """
     subject = resolution_subject(documents, phase)
     run_key = phase.key("run-id", subject)
@@ -69,7 +73,7 @@ def write_stores(
     for batch in batches:
         checkpoint(control)
         with store.writing():
-            written = _write_batch(store, batch, run_id, merged, phase)
+            written = _write_batch(store, batch, run_id, merged, phase, recorded=(document_hashes or {}, plans or {}))
         phase.journal.forget(document_subject(*v) for v in document_versions(batch.documents))
         superseded, removed = superseded + written.superseded, removed + written.entities_removed
     phase.journal.forget([subject, batch_subject(document_versions(documents))])
@@ -77,7 +81,13 @@ def write_stores(
 
 
 def _write_batch(
-    store: KnowledgeStore, batch: CommitBatch, run_id: str, merged: dict[str, str], phase: Phase
+    store: KnowledgeStore,
+    batch: CommitBatch,
+    run_id: str,
+    merged: dict[str, str],
+    phase: Phase,
+    *,
+    recorded: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> WriteOutcome:
     """Write one commit batch and commit its documents (the caller holds ``store.writing()``)."""
     superseded = store.graph.write_chunks([d.document for d in batch.documents], batch.chunks)
@@ -96,6 +106,9 @@ def _write_batch(
     mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
     chunk_counts = Counter(c.document_id for c in batch.chunks)
     store.graph.commit_documents(
-        [(d.document, chunk_counts[d.document.id]) for d in batch.documents], phase.config_hash
+        [(d.document, chunk_counts[d.document.id]) for d in batch.documents],
+        phase.config_hash,
+        config_hashes=recorded[0],
+        plans=recorded[1],
     )
     return WriteOutcome(len(superseded), len(retirement.removed))

@@ -70,6 +70,8 @@ def _valid_keys(loc: Sequence[str | int]) -> list[str]:
     """The keys valid under the dotted path ``loc`` (every choice's keys where a group holds one of several)."""
     models: list[type[BaseModel]] = [AgragConfig]
     for part in map(str, loc):
+        if part.isdigit():  # an item of a list of models (ingest.plan.rules.0)
+            continue
         fields = [m.model_fields[part] for m in models if part in m.model_fields]
         models = [model for field in fields for model in _models_of(field.annotation)]
         if not models:
@@ -177,6 +179,55 @@ def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
     return {str(k): v for k, v in data.items()}
 
 
+def compose_option(group: str, name: str, user_dir: Path | None = None) -> dict[str, Any]:
+    """The settings of option ``name`` of the config group ``group`` (e.g. ``ingest/chunker``, ``fixed``).
+
+    Composed with Hydra from the same folders as the whole configuration (the user's first); a value left ``???``
+    stays the string ``"???"`` for the caller to ask for.
+
+    Raises:
+        UnknownConfigChoiceError: the group has no such option; the message lists its options.
+    """
+    dirs = search_dirs(user_dir)
+    valid = available_options(group, dirs)
+    if name not in valid:
+        raise UnknownConfigChoiceError(group, name, valid)
+    extra = [f"hydra.searchpath=[{','.join('file://' + str(d) for d in dirs[:-1])}]"] if len(dirs) > 1 else []
+    try:
+        with _COMPOSE_LOCK, initialize_config_dir(version_base="1.3", config_dir=str(dirs[-1]), job_name="agrag"):
+            cfg = compose(f"{group}/{name}", overrides=extra)
+        data = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise ConfigError(f"Could not read the option {name} of {group}: {exc}") from exc
+    for part in group.split("/"):
+        data = data.get(part, {}) if isinstance(data, dict) else {}
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _add_plan_options(data: dict[str, Any], user_dir: Path | None) -> None:
+    """Read the settings of every chunker and extractor option ``ingest.plan`` names into ``ingest.plan.options``.
+
+    Limits naming an option that does not exist are refused here too (a misspelled limit would allow nothing).
+    """
+    plan = data.get("ingest", {}).get("plan") if isinstance(data.get("ingest"), dict) else None
+    if not isinstance(plan, dict):
+        return
+    rules = plan.get("rules") or []
+    limits = plan.get("limits") or {}
+    options: dict[str, dict[str, Any]] = {}
+    for group in ("chunker", "extractor"):
+        valid = available_options(f"ingest/{group}", search_dirs(user_dir))
+        for name in limits.get(f"{group}s") or () if isinstance(limits, dict) else ():
+            if name not in valid:
+                raise ConfigError(
+                    f"ingest.plan.limits.{group}s names {name!r}, which is no option of ingest/{group}. Valid "
+                    f"choices: {', '.join(valid)}."
+                )
+        names = {str(r[group]) for r in rules if isinstance(r, dict) and isinstance(r.get(group), str)}
+        options[group] = {name: compose_option(f"ingest/{group}", name, user_dir) for name in sorted(names)}
+    plan["options"] = options
+
+
 def load_config(overrides: Sequence[str] = (), user_dir: Path | None = None) -> AgragConfig:
     """Compose and validate the configuration.
 
@@ -193,6 +244,7 @@ def load_config(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
         if user_dir is not None and not user_dir.is_dir():
             raise ConfigError(f"AGRAG_CONFIG_DIR={user_dir} is not a folder. Create it or unset the variable.")
     data = compose_raw(overrides, user_dir)
+    _add_plan_options(data, user_dir)
     try:
         return AgragConfig.model_validate(data)
     except ValidationError as exc:

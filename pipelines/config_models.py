@@ -5,142 +5,31 @@ Hydra composes the YAML; these models check it (``extra="forbid"``: a misspelled
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
-from agrag.components.data_models.evidence import EvidenceSearchMode
-from agrag.components.errors import UnknownRecipeMethodError
+from agrag.pipelines.eval_config import EvalConfig
+from agrag.pipelines.plan_models import FinalizePolicy, PlanConfig
+from agrag.pipelines.recipe_config import RecipeConfig, Reranker, RetrievalMethod
+from agrag.pipelines.strict_model import StrictModel, refuse_bool_numbers, takes_number
 
-
-def takes_number(annotation: Any) -> bool:
-    """Whether a field of this type holds numbers (``int``, ``float``, optionally or in a tuple), and never a bool."""
-    if annotation is bool:
-        return False
-    if annotation in (int, float):
-        return True
-    return any(takes_number(arg) for arg in get_args(annotation) if arg is not Ellipsis)
-
-
-def refuse_bool_numbers(model: type[BaseModel], data: Any) -> Any:
-    """Refuse ``true``/``false`` where a number belongs: pydantic would read ``limit: true`` as ``limit: 1``."""
-    if not isinstance(data, dict):
-        return data
-    for name, value in data.items():
-        field = model.model_fields.get(name) if isinstance(name, str) else None
-        items = value if isinstance(value, list | tuple) else (value,)
-        if field is not None and takes_number(field.annotation) and any(isinstance(v, bool) for v in items):
-            raise ValueError(f"{name} takes a number, not true or false (write a number, e.g. {field.default!r})")
-    return data
-
-
-class StrictModel(BaseModel):
-    """Base of every config model: unknown keys are errors, values cannot change after loading.
-
-    A number field refuses ``true``/``false``, which pydantic would otherwise read as 1 and 0.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_bool_numbers(cls, data: Any) -> Any:
-        return refuse_bool_numbers(cls, data)
-
-
-class RetrievalMethod(StrEnum):
-    """The search methods a recipe can run."""
-
-    ENTITY = "entity"
-    CHUNK = "chunk"
-    COMMUNITY = "community"
-    TEXT2CYPHER = "text2cypher"
-    PPR = "ppr"
-
-    @classmethod
-    def from_str(cls, value: str, recipe: str | None = None) -> RetrievalMethod:
-        """Parse a method name; an unknown name raises ``UnknownRecipeMethodError`` listing the valid ones."""
-        try:
-            return cls(value)
-        except ValueError:
-            raise UnknownRecipeMethodError(str(value), [m.value for m in cls], recipe) from None
-
-
-class Reranker(StrEnum):
-    """How a recipe re-orders the fused candidates."""
-
-    CROSS_ENCODER = "cross_encoder"
-    NODE_DISTANCE = "node_distance"
-
-
-class RecipeConfig(StrictModel):
-    """A named search recipe: which methods run, which steps follow them, and how many results come back.
-
-    The steps run in this order: the methods at the same time, Reciprocal Rank Fusion, the graph walk (``bfs``),
-    community reports (``community_expand``), the re-rank (``reranker``, ``min_score``), the cut to ``limit``.
-    """
-
-    name: str = Field("custom", description="The recipe's name (the file name under conf/recipe).")
-    description: str = Field("", description="What the recipe is for, in a sentence.")
-    methods: tuple[RetrievalMethod, ...] = Field(
-        ..., min_length=1, description="Methods to run at the same time: entity, chunk, community, text2cypher, ppr."
-    )
-    bfs: bool = Field(False, description="Walk the graph outward from the entity results and fuse the neighbours in.")
-    bfs_depth: int | None = Field(
-        None, ge=1, le=5, description="Hops of the walk; unset uses RETRIEVAL_TRAVERSAL_DEPTH."
-    )
-    bfs_passages: bool = Field(
-        True,
-        description="With bfs: also return the passages that state the walk (chunks naming the seeds or stating a "
-        "walked relation), most similar to the query first.",
-    )
-    reranker: Reranker | None = Field(
-        None, description="Re-rank the candidates: cross_encoder or node_distance; unset keeps the fused order."
-    )
-    min_score: float | None = Field(
-        None, description="Drop results the reranker scores below this; unset uses RETRIEVAL_RERANKER_MIN_SCORE."
-    )
-    limit: int = Field(10, ge=1, le=1000, description="The most results returned.")
-    community_expand: bool = Field(
-        False, description="Fuse in the reports of the communities that overlap the entities found."
-    )
-    community_top_k: int = Field(
-        3, ge=0, le=100, description="Reports to add, and the slots they keep after a cross_encoder re-rank."
-    )
-
-    @field_validator("methods", mode="before")
-    @classmethod
-    def _known_methods(cls, value: Any) -> Any:
-        # Raised as UnknownRecipeMethodError (not a ValueError), so it reaches the user as the typed error.
-        if isinstance(value, list | tuple):
-            return tuple(v if isinstance(v, RetrievalMethod) else RetrievalMethod.from_str(str(v)) for v in value)
-        return value
-
-    @field_validator("reranker", mode="before")
-    @classmethod
-    def _known_reranker(cls, value: Any) -> Any:
-        if value is None or isinstance(value, Reranker):
-            return value
-        try:
-            return Reranker(str(value))
-        except ValueError:
-            valid = ", ".join(r.value for r in Reranker)
-            raise ValueError(f"unknown reranker {value!r} (valid: {valid}, or null for none)") from None
-
-    @model_validator(mode="after")
-    def _steps_have_their_inputs(self) -> RecipeConfig:
-        needs_entities = [step for step, on in (("bfs", self.bfs), ("community_expand", self.community_expand)) if on]
-        if needs_entities and RetrievalMethod.ENTITY not in self.methods:
-            raise ValueError(
-                f"{' and '.join(needs_entities)} start from the entities found, but methods has no entity: "
-                f"add entity to methods ({', '.join(m.value for m in self.methods)}) or turn them off"
-            )
-        if self.bfs_depth is not None and not self.bfs:
-            raise ValueError("bfs_depth is set but bfs is false: set bfs: true or remove bfs_depth")
-        if "bfs_passages" in self.model_fields_set and not self.bfs:
-            raise ValueError("bfs_passages is set but bfs is false: set bfs: true or remove bfs_passages")
-        return self
+__all__ = [  # the recipe, eval and base models live in their own modules; imported from here as before
+    "AgragConfig",
+    "EvalConfig",
+    "RecipeConfig",
+    "Reranker",
+    "RetrievalMethod",
+    "StrictModel",
+    "refuse_bool_numbers",
+    "takes_number",
+]
 
 
 class EmbedderConfig(StrictModel):
@@ -267,6 +156,25 @@ class OntologyConfig(StrictModel):
         description="Allowed relation types, each with its allowed [source label, target label] pairs ('*' for "
         "any label); empty allows every relation.",
     )
+    label_descriptions: dict[str, str] = Field(
+        default_factory=dict,
+        description="What entities of a label are, by label, e.g. {Vendor: 'A company that sells us parts'}; the "
+        "LLM extractor's prompt shows them. With no entity_labels declared, the described labels are suggested.",
+    )
+    relation_descriptions: dict[str, str] = Field(
+        default_factory=dict, description="What a relation type means, by type; the LLM extractor's prompt shows them."
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_descriptions(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # An ontology without descriptions dumps as before they existed, so the phase hashes of data dirs built
+        # then (they hash this JSON) stay valid.
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("label_descriptions", "relation_descriptions"):
+                if not data.get(key):
+                    data.pop(key, None)
+        return data
 
     @field_validator("relation_types", mode="before")
     @classmethod
@@ -375,41 +283,21 @@ class IngestConfig(StrictModel):
         "same process wait at most for one batch and see each batch's documents as soon as it commits. Smaller "
         "batches make readers wait less, larger ones write a little faster. Does not change what is stored.",
     )
+    plan: PlanConfig = Field(
+        PlanConfig(), description="Per-file plans: rules picking a chunker and extractor by glob, and their limits."
+    )
+    finalize: FinalizePolicy = Field(
+        FinalizePolicy.ON_WRITE,
+        description="on_write: rebuild communities and reports after every ingestion that changed the graph; manual: "
+        "leave them stale until `agrag finalize` (large corpora fed in pieces pay for them once).",
+    )
 
+    @model_validator(mode="after")
+    def _plans_within_limits(self) -> IngestConfig:
+        from agrag.pipelines.ingest_plans import check_plan  # noqa: PLC0415  # it imports this module
 
-class EvalConfig(StrictModel):
-    """What ``agrag eval`` runs and how it scores."""
-
-    recipes: tuple[str, ...] = Field(
-        ("all",), min_length=1, description="Recipes (conf/recipe names) to score; 'all' names every recipe."
-    )
-    ks: tuple[int, ...] = Field((2, 5, 10), min_length=1, description="The k of each Recall@k column.")
-    result_limit: int = Field(
-        30, ge=1, le=1000, description="Each recipe's limit during eval, so the passage list reaches the largest k."
-    )
-    llm_triples: bool = Field(
-        False, description="Also score the recipes on a graph built from the dataset's precomputed LLM triples."
-    )
-    search_modes: tuple[EvidenceSearchMode, ...] = Field(
-        tuple(EvidenceSearchMode),
-        description="Modes of the search_evidence tool (the agent's first search) scored next to the recipes, each "
-        "as the row 'search_evidence (mode)'; [] scores none.",
-    )
-    answers: bool = Field(
-        False,
-        description="Also run the built-in agent on every question and score its answers (exact match, F1, "
-        "citations that check, gold passages cited, tool calls and tokens). Needs AGRAG_LLM_BASE_URL.",
-    )
-    max_questions: int | None = Field(None, ge=1, description="Score only the first N questions (a quick check).")
-    bootstrap_samples: int = Field(1000, ge=100, description="Resamples of the paired bootstrap.")
-    seed: int = Field(0, description="Seed of the bootstrap.")
-
-    @field_validator("ks")
-    @classmethod
-    def _positive_ks(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if any(k < 1 for k in value):
-            raise ValueError("every k must be at least 1")
-        return tuple(sorted(set(value)))
+        check_plan(self)
+        return self
 
 
 class AgragConfig(StrictModel):

@@ -12,6 +12,7 @@ from agrag.components.data_models.phase_key import config_hash
 from agrag.components.errors import LLMNotConfiguredError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.llm.sqlite_llm_cache import SqliteLLMCache
+from agrag.components.resolvers.entity_resolver import Embed, EntityResolver
 from agrag.pipelines.config_models import (
     AgragConfig,
     ChunkerConfig,
@@ -20,8 +21,10 @@ from agrag.pipelines.config_models import (
     IngestConfig,
     LLMExtractorConfig,
     OntologyConfig,
+    ResolutionConfig,
     SentenceChunkerConfig,
 )
+from agrag.pipelines.ingest_plans import planned_extractors
 from agrag.pipelines.settings import AgragSettings
 
 Chunker = StructuralChunker | SentenceChunker | FixedSizeChunker
@@ -36,6 +39,19 @@ def chunker_for(config: ChunkerConfig) -> Chunker:
     return StructuralChunker(config.max_chars, config.section_max_chars, config.table_max_rows)
 
 
+def entity_resolver(config: ResolutionConfig, embed: Embed, llm: OpenAIChatClient | None) -> EntityResolver:
+    """The resolver of ``ingest.resolution``: fuzzy names, embeddings (``embed``) and the LLM check, each if enabled."""
+    return EntityResolver(
+        fuzzy_enabled=config.fuzzy.enabled,
+        fuzzy_merge_threshold=config.fuzzy.merge_threshold,
+        fuzzy_candidate_threshold=config.fuzzy.candidate_threshold,
+        embed=embed if config.embedding.enabled else None,
+        embedding_threshold=config.embedding.threshold,
+        llm=llm if config.llm.enabled else None,
+        llm_max_pairs=config.llm.max_pairs,
+    )
+
+
 def ontology_from_config(config: OntologyConfig) -> Ontology:
     """The ontology of ``ingest/ontology`` as the data type the extractors and the pruner read."""
     patterns = tuple(
@@ -43,7 +59,12 @@ def ontology_from_config(config: OntologyConfig) -> Ontology:
         for rel_type, pairs in sorted(config.relation_types.items())
         for source, target in pairs
     )
-    return Ontology(entity_labels=tuple(config.entity_labels), relations=patterns)
+    return Ontology(
+        entity_labels=tuple(config.entity_labels),
+        relations=patterns,
+        label_descriptions=tuple(config.label_descriptions.items()),
+        relation_descriptions=tuple(config.relation_descriptions.items()),
+    )
 
 
 LLM_CACHE_FILE = "llm-cache.sqlite"
@@ -77,6 +98,8 @@ def check_llm_needs(config: IngestConfig, llm: OpenAIChatClient | None) -> None:
     """Fail before any work when the configuration asks for an LLM and none is configured."""
     if isinstance(config.extractor, LLMExtractorConfig) and llm is None:
         raise LLMNotConfiguredError("ingest/extractor=llm")
+    if llm is None and any(isinstance(e, LLMExtractorConfig) for e in planned_extractors(config)):
+        raise LLMNotConfiguredError("ingest.plan.rules (a rule with extractor llm)")
     if config.resolution.llm.enabled and llm is None:
         raise LLMNotConfiguredError("ingest.resolution.llm.enabled=true")
     if config.communities.enabled:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agrag.components.errors import ConfigError
+from agrag.components.loaders.files_root import check_files_root
 
 
 class AgragSettings(BaseSettings):
@@ -92,6 +93,13 @@ class AgragSettings(BaseSettings):
         description="Evidence items each MCP connection keeps for citing (`agrag serve`'s /mcp, `agrag mcp`'s "
         "default); the oldest read are dropped first, and the reply says so.",
     )
+    max_files_per_call: int = Field(
+        50,
+        ge=1,
+        le=100_000,
+        description="The most files one ingestion of chosen files (paths and globs: `agrag ingest FOLDER --only`, "
+        "the `files` of POST /v1/ingestions, the MCP `ingest` tool) may name.",
+    )
     mcp_max_result_chars: int = Field(
         40_000,
         ge=2000,
@@ -99,6 +107,14 @@ class AgragSettings(BaseSettings):
         description="MCP tool replies longer than this (as JSON characters) are shortened, longest lists first, and "
         "marked truncated (`agrag serve`'s /mcp, `agrag mcp`'s default).",
     )
+
+    @field_validator("files_root")
+    @classmethod
+    def _files_root_exposes_no_home(cls, files_root: Path | None) -> Path | None:
+        """Refuse ``/``, the home folder and folders holding it: ``FilesRootRefusedError`` (a ``ConfigError``)."""
+        if files_root is not None:
+            check_files_root(files_root)
+        return files_root
 
     @property
     def graph_path(self) -> Path:

@@ -12,6 +12,7 @@ from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCac
 from agrag.components.errors import ConfigError, CorruptedStoreError, StoreError, StoreLockedError
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.json_ontology_store import JsonOntologyStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
@@ -33,6 +34,7 @@ KEYWORD_FIELDS = {
 }
 
 PHASE_JOURNAL_FILE = "phases.sqlite"
+ONTOLOGY_FILE = "ontology.json"
 MODEL_KEY = "embedding_model"
 DIMENSION_KEY = "embedding_dimension"
 VECTOR_BACKEND_KEY = "vector_store"
@@ -246,5 +248,11 @@ def open_knowledge_store(
         opened.pop_all()
     journal = SqlitePhaseJournal(settings.data_dir / PHASE_JOURNAL_FILE)
     return KnowledgeStore(
-        graph=graph, chunks=chunks, entities=entities, communities=communities, lock=lock, journal=journal
+        graph=graph,
+        chunks=chunks,
+        entities=entities,
+        communities=communities,
+        lock=lock,
+        journal=journal,
+        ontology=JsonOntologyStore(settings.data_dir / ONTOLOGY_FILE),
     )

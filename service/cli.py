@@ -11,12 +11,16 @@ import typer
 from agrag.service.ask_command import ask
 from agrag.service.cli_support import Overrides, console, fail, on_data_dir, server_client
 from agrag.service.evidence_commands import evidence
+from agrag.service.finalize_command import finalize
 from agrag.service.mcp_command import mcp
+from agrag.service.ontology_command import ontology
+from agrag.service.reextract_command import reextract
 from agrag.service.repair_command import repair
 from agrag.service.runs_commands import runs
 from agrag.service.runtime_env import apply_offline_defaults, quiet_prefect_run_loggers
 from agrag.service.serve_commands import serve, serve_ingest
 from agrag.service.status_command import status
+from agrag.service.text_commands import ingest_text, preview
 
 T = TypeVar("T")
 
@@ -35,6 +39,14 @@ def ingest(
     ],
     overrides: Overrides = None,
     files: Annotated[bool, typer.Option("--files", help="List every file with its status.")] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            help="Only these files of the folder: a path or glob relative to it, e.g. '*.md' or 'q3/**/*.csv' "
+            "(repeat; at most AGRAG_MAX_FILES_PER_CALL files). They get the ids a whole-folder ingestion gives them.",
+        ),
+    ] = None,
 ) -> None:
     """Ingest a folder into the data dir (AGRAG_DATA_DIR, default ./.agrag). Unchanged files are skipped.
 
@@ -45,12 +57,13 @@ def ingest(
     if server is not None:
         from agrag.service.served_commands import ingest_on_server
 
-        ingest_on_server(server, folder, list(overrides or []), files=files)
+        ingest_on_server(server, folder, list(overrides or []), files=files, only=list(only or []))
         return
     from agrag.components.errors import AgragError
     from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
 
     try:
+        from agrag.components.loaders.file_selection import select_in_folder
         from agrag.components.loaders.files_root import resolve_ingest_folder
         from agrag.flows.ingest_flow import run_ingest
         from agrag.flows.progress import stage_lines
@@ -61,12 +74,18 @@ def ingest(
         from agrag.service.console import file_status_table, print_ingest_report
 
         settings = load_settings()
-        # A wrong path, a typo or a missing LLM fails here, before Prefect starts.
-        resolve_ingest_folder(folder, settings.agrag.files_root)
+        # A wrong path or pattern, a typo or a missing LLM fails here, before Prefect starts.
+        resolved = resolve_ingest_folder(folder, settings.agrag.files_root)
         check_data_dir_path(settings.agrag.data_dir)
         if settings.agrag.embedding_cache_dir is not None:
             check_data_dir_path(settings.agrag.embedding_cache_dir, "AGRAG_EMBEDDING_CACHE_DIR")
-        check_llm_needs(compose_config(list(overrides or []), settings).ingest, llm_client(settings.agrag))
+        config = compose_config(list(overrides or []), settings)
+        check_llm_needs(config.ingest, llm_client(settings.agrag))
+        chosen = (
+            select_in_folder(only, resolved, config.ingest.loader.suffixes, settings.agrag.max_files_per_call)
+            if only
+            else None
+        )
         quiet_prefect_run_loggers()
         console.print(
             f"Ingesting {folder} into {settings.agrag.data_dir} (Prefect is starting; this takes a few seconds)",
@@ -74,7 +93,7 @@ def ingest(
         )
         # A terminal gets progress bars; a pipe or a log file one line per stage (on stderr, as the bars).
         with private_prefect_api(), stage_lines(None if sys.stderr.isatty() else sys.stderr):
-            report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty())
+            report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty(), files=chosen)
     except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
         return
@@ -272,12 +291,17 @@ merges = typer.Typer(
 app.add_typer(merges, name="merges")
 app.add_typer(evidence, name="evidence")
 app.add_typer(runs, name="runs")
+app.add_typer(ontology, name="ontology")
 app.command("status")(status)
+app.command("reextract")(reextract)
 app.command("repair")(repair)
 app.command("serve")(serve)
 app.command("serve-ingest")(serve_ingest)
 app.command("mcp")(mcp)
 app.command("ask")(ask)
+app.command("finalize")(finalize)
+app.command("ingest-text")(ingest_text)
+app.command("preview")(preview)
 
 
 @merges.command("list")

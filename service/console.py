@@ -20,6 +20,7 @@ from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.data_models.stored_document import StoredDocument
 from agrag.flows.ingest_report import FileStatus, IngestReport, stage_lines
+from agrag.pipelines.ontology_hint import hint_of
 
 LABEL_WIDTH = 44
 
@@ -132,6 +133,27 @@ def pruned_table(pruned: PrunedReport) -> Table:
     return table
 
 
+def print_keep_hint(console: Console, pruned: PrunedReport) -> None:
+    """The command and the ``set_ontology`` call that would keep what the ontology pruned."""
+    hint = hint_of(pruned)
+    if hint is None:
+        return
+    if hint.command:
+        console.print("To keep them in the next ingestion (or re-extraction), grow the ontology:", highlight=False)
+        console.print(f"  {hint.command}", markup=False, highlight=False, soft_wrap=True)
+        console.print("or call the set_ontology tool (or POST /v1/ontology) with:", highlight=False)
+        console.print(f"  {hint.arguments}", markup=False, highlight=False, soft_wrap=True)
+    if hint.reextract:
+        console.print(
+            f"then re-extract the {len(hint.documents)} documents they were dropped from "
+            "(their chunks and evidence ids stay):",
+            highlight=False,
+        )
+        console.print(f"  {hint.reextract}", markup=False, highlight=False, soft_wrap=True)
+    if hint.skipped:
+        console.print(f"Not in the hint (not valid names): {'; '.join(hint.skipped)}", markup=False, highlight=False)
+
+
 def _print_run_notes(console: Console, report: IngestReport) -> None:
     """What was resumed from an interrupted run, and what the LLM was estimated to cost and did cost."""
     if report.other_settings:
@@ -141,6 +163,10 @@ def _print_run_notes(console: Console, report: IngestReport) -> None:
             f"them (first: {escape(report.other_settings[0])}). To rebuild everything with the new settings, "
             "ingest into a new AGRAG_DATA_DIR."
         )
+    if report.communities_deferred:
+        console.print("communities: deferred, run `agrag finalize` (ingest.finalize=manual)", markup=False)
+    for replaced in (f for f in report.files if f.plan and f.reason):
+        console.print(f"[yellow]plan[/yellow] {escape(replaced.source_path)}: {escape(replaced.reason)}")
     if report.documents_resumed:
         resumed = ", ".join(f"{phase} {count}" for phase, count in report.documents_resumed.items())
         console.print(f"Resumed an interrupted run: documents whose work was already done, by phase: {resumed}")
@@ -173,6 +199,7 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
             console.print("pruned: nothing (every entity label and relation pattern is in the ontology)")
         else:
             console.print(pruned_table(report.pruned))
+            print_keep_hint(console, report.pruned)
     totals = Table(title="store now holds", title_justify="left")
     totals.add_column("table")
     totals.add_column("rows", justify="right")
@@ -190,11 +217,12 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
 def file_status_table(files: tuple[FileStatus, ...]) -> Table:
     """Every file of the run with its status: ingested, unchanged, or failed and why."""
     table = Table(title="files", title_justify="left")
-    for column in ("file", "status", "reason"):
+    for column in ("file", "status", "plan", "reason"):
         table.add_column(column)
     colours = {"ingested": "green", "unchanged": "dim", "failed": "red", "no text": "yellow"}
     for f in files:
-        table.add_row(escape(f.source_path), f"[{colours.get(f.status, 'white')}]{f.status}[/]", escape(f.reason))
+        status = f"[{colours.get(f.status, 'white')}]{f.status}[/]"
+        table.add_row(escape(f.source_path), status, escape(f.plan), escape(f.reason))
     return table
 
 
@@ -220,11 +248,15 @@ def merge_log_table(entries: list[MergeLogEntry]) -> Table:
 def documents_table(documents: list[StoredDocument], title: str) -> Table:
     """The stored documents: id, title, path, the folder each came from, version and chunks."""
     table = Table(title=title, title_justify="left")
-    for column in ("id", "title", "path", "folder", "version", "chunks"):
-        table.add_column(column, justify="right" if column == "chunks" else "left")
+    widest = {"title": 30, "plan": 34}  # they wrap first, so the folder path keeps its end (the folder's own name)
+    for column in ("id", "title", "path", "folder", "version", "chunks", "plan"):
+        table.add_column(
+            column, justify="right" if column == "chunks" else "left", overflow="fold", max_width=widest.get(column)
+        )
     for d in documents:
         folder = d.source_folder or "(not recorded)"
-        table.add_row(d.id, escape(d.title), escape(d.source_path), escape(folder), d.version, str(d.chunks))
+        plan = d.plan.summary() if d.plan is not None else "(not recorded)"
+        table.add_row(d.id, escape(d.title), escape(d.source_path), escape(folder), d.version, str(d.chunks), plan)
     return table
 
 

@@ -71,8 +71,14 @@ def mcp(
     if files_root is not None:
         if not allow_write:
             fail(ConfigError("--files-root is for the ingest tool, which only --allow-write offers; add it."))
+        from agrag.components.loaders.files_root import check_files_root
+
+        try:
+            root = check_files_root(files_root, "--files-root")
+        except AgragError as exc:
+            fail(exc)
         # the ingestion flow reads its settings from the environment, as every run does: it must see this root
-        os.environ["AGRAG_FILES_ROOT"] = str(files_root.expanduser().resolve())
+        os.environ["AGRAG_FILES_ROOT"] = str(root)
     try:
         settings = load_settings().agrag
     except AgragError as exc:

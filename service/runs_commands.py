@@ -98,7 +98,7 @@ def runs_cancel(run_id: RunId) -> None:
 
 
 def _doing(run: IngestionRun) -> str:
-    return f"{'delete of' if run.kind == RunKind.DELETE else 'ingest of'} {run.target}"
+    return f"{run.kind.action} {run.target}"
 
 
 def _state(run: IngestionRun) -> str:
@@ -117,7 +117,7 @@ def runs_lines(found: list[IngestionRun]) -> str:
 
 
 def print_run(out: Console, run: IngestionRun) -> None:
-    """A run: what it writes, its state and message, its stages, and the report of a finished ingestion."""
+    """A run: what it writes, its state and message, its stages, and the report of a finished run."""
     out.print(f"[bold]Run {run.id}[/bold]: {escape(_doing(run))}, from {run.source.value}; {_state(run)}")
     moments = (("asked", run.created), ("started", run.started), ("finished", run.finished))
     times = [f"{name} {value}" for name, value in moments if value]
@@ -133,7 +133,7 @@ def print_run(out: Console, run: IngestionRun) -> None:
         for stage in run.stages:
             stages.add_row(stage.name, stage.state.value, f"{stage.seconds:.2f}", escape(stage.line))
         out.print(stages)
-    if run.kind == RunKind.INGEST and run.report is not None and run.state in ENDED_WELL:
+    if run.kind != RunKind.DELETE and run.report is not None and run.state in ENDED_WELL:  # a delete's is its message
         from agrag.service.client.run_follower import print_outcome
 
         print_outcome(out, run)

@@ -15,7 +15,7 @@ from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
 
-from agrag.components.data_models.ingestion_run import IngestionRun, RunKind
+from agrag.components.data_models.ingestion_run import IngestionRun
 from agrag.components.data_models.store_status import RecordedOntology, StoreStatus
 from agrag.service.cli_support import console, on_runtime, on_server, server_client
 from agrag.service.server.server_file import ServerInfo
@@ -128,7 +128,7 @@ def _last_ingestion(run: IngestionRun | None, *, scoped: bool) -> str:
         why = "not shown to a token limited to documents" if scoped else "none recorded"
         return f"last ingestion: {why}"
     when = run.finished or run.started or run.created
-    action = "delete of" if run.kind == RunKind.DELETE else "ingest of"
+    action = run.kind.action
     return (
         f"last ingestion: {action} {escape(run.target)}: [bold]{run.state.value}[/bold] at {when} "
         f"(run {run.id}, from {run.source.value}). {escape(run.message)}"

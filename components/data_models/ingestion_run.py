@@ -1,4 +1,4 @@
-"""``IngestionRun``: one write job of a served data dir (an ingestion or a delete), its state and its stages."""
+"""``IngestionRun``: one write job of a data dir (ingest, delete, re-extraction, finalize), its state and stages."""
 
 from __future__ import annotations
 
@@ -13,6 +13,32 @@ class RunKind(StrEnum):
 
     INGEST = "ingest"
     DELETE = "delete"
+    REEXTRACT = "reextract"  # documents' entities, mentions and relations extracted again in place
+    FINALIZE = "finalize"  # communities and reports rebuilt after ingest.finalize=manual ingestions
+
+    @property
+    def action(self) -> str:
+        """How a run of this kind is named before its target: ``ingest of``, ``re-extraction of``..."""
+        return _ACTIONS[self]
+
+    @property
+    def doing(self) -> str:
+        """What a run of this kind is doing to its target: ``ingesting``, ``re-extracting``..."""
+        return _DOING[self]
+
+
+_ACTIONS = {
+    RunKind.INGEST: "ingest of",
+    RunKind.DELETE: "delete of",
+    RunKind.REEXTRACT: "re-extraction of",
+    RunKind.FINALIZE: "finalize of",
+}
+_DOING = {
+    RunKind.INGEST: "ingesting",
+    RunKind.DELETE: "deleting",
+    RunKind.REEXTRACT: "re-extracting",
+    RunKind.FINALIZE: "finalizing",
+}
 
 
 class RunSource(StrEnum):
@@ -73,9 +99,9 @@ class IngestionRun(Immutable):
 
     Attributes:
         id: The run's id (a Prefect flow run id when Prefect started it).
-        kind: ingest or delete.
+        kind: ingest, delete, reextract or finalize.
         source: Who started it.
-        target: The folder ingested, or the document deleted.
+        target: The folder ingested, the document deleted, the documents re-extracted, or what finalize rebuilds.
         overrides: Hydra overrides of the run.
         state: Where it is.
         message: Why it is queued, how it ended, or what went wrong, in one or two sentences.
@@ -84,7 +110,8 @@ class IngestionRun(Immutable):
         created: When it was asked for (ISO 8601, UTC).
         started: When it started running (ISO 8601, UTC), if it did.
         finished: When it ended (ISO 8601, UTC), if it did.
-        report: The ingest report (``IngestReport`` as JSON data) or the delete report, once finished.
+        report: The run's report as JSON data once finished (``IngestReport``, ``DeleteReport``, ``ReextractReport``
+            or ``FinalizeReport``, by ``kind``).
         prefect_flow_run_id: The Prefect flow run that executed it, if any.
         error: For a failed run, the kind of agrag error that ended it (e.g. ``ConfigError``), so a client can
             end the same way as an in-process command would.

@@ -25,20 +25,26 @@ class Ontology:
         entity_labels: The labels entities may have.
         relations: The (type, source label, target label) patterns relations may follow.
         untyped_labels: Labels kept whatever the declaration, since they mean "not typed" rather than a type.
+        label_descriptions: (label, what it means) pairs the LLM extractor's prompt shows; with no declared labels,
+            these labels are suggested.
+        relation_descriptions: (relation type, what it means) pairs the LLM extractor's prompt shows.
     """
 
     entity_labels: tuple[str, ...] = ()
     relations: tuple[RelationPattern, ...] = ()
     untyped_labels: tuple[str, ...] = ("Name", "Acronym", "Topic", "Entity")
+    label_descriptions: tuple[tuple[str, str], ...] = ()
+    relation_descriptions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class DroppedLabel:
-    """Entities dropped because their label is not declared: how many, and one example name."""
+    """Entities dropped because their label is not declared: how many, one example name, and the documents."""
 
     label: str
     count: int
     example: str
+    documents: tuple[str, ...] = ()  # the ids of the documents they were extracted from
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +56,26 @@ class UndeclaredPattern:
     target_label: str
     count: int
     example: str
+    documents: tuple[str, ...] = ()  # the ids of the documents they were extracted from
+
+
+@dataclass(frozen=True, slots=True)
+class OntologyHint:
+    """How to keep what an ingestion pruned: the ``set_ontology`` call and the ``agrag ontology add`` command.
+
+    Attributes:
+        arguments: The JSON arguments of the ``set_ontology`` tool (``POST /v1/ontology`` takes the same body).
+        command: The ``agrag ontology add ...`` command line that adds the same.
+        skipped: Dropped labels or relation types that cannot be added as they are (not a valid name), with why.
+        documents: The documents the hinted labels and patterns were dropped from: the ones to re-extract.
+        reextract: The ``agrag reextract ...`` command line that re-extracts those documents once the ontology grew.
+    """
+
+    arguments: str
+    command: str
+    skipped: tuple[str, ...] = ()
+    documents: tuple[str, ...] = ()
+    reextract: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +91,8 @@ class PrunedReport:
         undeclared_patterns: One row per undeclared (type, source label, target label).
         unknown_endpoints: Relations whose source or target is no kept entity, and one example of them.
         unknown_endpoint_example: ``source -TYPE-> target`` of one such relation.
+        hint: The ``set_ontology`` call and CLI command that would keep the dropped labels and patterns (None when
+            none were dropped).
     """
 
     entities_kept: int = 0
@@ -75,6 +103,7 @@ class PrunedReport:
     undeclared_patterns: tuple[UndeclaredPattern, ...] = ()
     unknown_endpoints: int = 0
     unknown_endpoint_example: str = field(default="")
+    hint: OntologyHint | None = None
 
     @property
     def empty(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agrag.components.data_models.applied_plan import AppliedPlan
 from agrag.components.data_models.immutable import Immutable
 
 
@@ -19,6 +20,8 @@ class StoredDocument(Immutable):
         chunks: How many chunks its current version has.
         source_folder: The folder it was ingested from (relative to ``AGRAG_FILES_ROOT`` when set, else absolute);
             '' for a document stored before agrag recorded it.
+        plan: The plan it was ingested with (rule, chunker, extractor, options, reasons); None for a document
+            stored before plans were recorded.
     """
 
     id: str
@@ -27,3 +30,4 @@ class StoredDocument(Immutable):
     source_path: str
     chunks: int
     source_folder: str = ""
+    plan: AppliedPlan | None = None

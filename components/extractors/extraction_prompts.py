@@ -58,11 +58,24 @@ class PromptStyle(StrEnum):
             raise ConfigError(f"Unknown extraction prompt {value!r}. Valid prompts: {valid}.") from None
 
 
+def _described(pairs: Sequence[tuple[str, str]]) -> str:
+    """One indented line per name that has a description: ``  Vendor: A company that sells us parts``."""
+    return "".join(f"\n  {name}: {text}" for name, text in pairs if text)
+
+
 def _label_rule(ontology: Ontology) -> str:
     if ontology.entity_labels:
+        declared = set(ontology.entity_labels)
         return (
             f"- label: one of {', '.join(ontology.entity_labels)}. Use only these labels; leave out entities that "
             "fit none of them."
+            + _described([(label, text) for label, text in ontology.label_descriptions if label in declared])
+        )
+    suggested = [label for label, _ in ontology.label_descriptions]
+    if suggested:
+        return (
+            "- label: a short CamelCase type, such as Person, Organization, Component, Location. Prefer these "
+            f"labels when they fit: {', '.join(suggested)}." + _described(ontology.label_descriptions)
         )
     return "- label: a short CamelCase type, such as Person, Organization, Component, Location."
 
@@ -76,11 +89,17 @@ def _pattern_text(patterns: Sequence[RelationPattern]) -> str:
 
 def _type_rule(ontology: Ontology) -> str:
     if not ontology.relations:
-        return "- type: a short UPPER_SNAKE_CASE verb phrase, such as WORKS_FOR, PART_OF, LOCATED_IN."
+        return "- type: a short UPPER_SNAKE_CASE verb phrase, such as WORKS_FOR, PART_OF, LOCATED_IN." + _described(
+            ontology.relation_descriptions
+        )
     by_type: dict[str, list[RelationPattern]] = {}
     for pattern in ontology.relations:
         by_type.setdefault(pattern.type, []).append(pattern)
-    lines = [f"  {rel_type} ({_pattern_text(patterns)})" for rel_type, patterns in by_type.items()]
+    meaning = {rel_type: text for rel_type, text in ontology.relation_descriptions if text}
+    lines = [
+        f"  {rel_type} ({_pattern_text(patterns)})" + (f": {meaning[rel_type]}" if rel_type in meaning else "")
+        for rel_type, patterns in by_type.items()
+    ]
     return (
         "- type: one of these relation types, only from and to entities of the labels shown (source -> target). "
         "Use only these types; leave out relations that fit none of them.\n" + "\n".join(lines)

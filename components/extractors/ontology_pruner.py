@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from haystack import component
 
+from agrag.components.data_models.chunk import document_id_of
 from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.ontology import (
     DroppedLabel,
@@ -27,18 +29,20 @@ class _Tally:
     counts: Counter[Any] = field(default_factory=Counter)
     examples: dict[Any, str] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
+    documents: dict[Any, set[str]] = field(default_factory=dict)
 
-    def add(self, key: Any, item_id: str, example: str) -> None:
+    def add(self, key: Any, item_id: str, example: str, chunk_ids: Iterable[str] = ()) -> None:
+        self.documents.setdefault(key, set()).update(document_id_of(c) for c in chunk_ids)
         if item_id in self.seen:
             return
         self.seen.add(item_id)
         self.counts[key] += 1
         self.examples.setdefault(key, example)
 
-    def ranked(self) -> list[tuple[Any, int, str]]:
-        """Groups by count, largest first (ties by key, so reports are stable)."""
+    def ranked(self) -> list[tuple[Any, int, str, tuple[str, ...]]]:
+        """Groups by count, largest first (ties by key, so reports are stable), each with its documents."""
         rows = sorted(self.counts.items(), key=lambda row: (-row[1], row[0]))
-        return [(key, count, self.examples[key]) for key, count in rows]
+        return [(key, count, self.examples[key], tuple(sorted(self.documents.get(key, ())))) for key, count in rows]
 
 
 @component
@@ -73,9 +77,12 @@ class OntologyPruner:
         entities = tuple(e for e in extraction.entities if self._label_allowed(e.label))
         kept = {e.id for e in entities}
         dropped = _Tally()
+        mentioned: dict[str, list[str]] = {}
+        for mention in (*extraction.mentions, *extraction.about):
+            mentioned.setdefault(mention.entity_id, []).append(mention.chunk_id)
         for entity in extraction.entities:
             if entity.id not in kept:
-                dropped.add(entity.label, entity.id, entity.name)
+                dropped.add(entity.label, entity.id, entity.name, mentioned.get(entity.id, ()))
         relations: list[Relation] = []
         patterns = _Tally()
         unknown = _Tally()
@@ -86,7 +93,8 @@ class OntologyPruner:
             if rel.source_id not in labels or rel.target_id not in labels:
                 unknown.add(0, rel.id, example)
             elif not self._pattern_allowed(rel.type, labels[rel.source_id], labels[rel.target_id]):
-                patterns.add((rel.type, labels[rel.source_id], labels[rel.target_id]), rel.id, example)
+                key = (rel.type, labels[rel.source_id], labels[rel.target_id])
+                patterns.add(key, rel.id, example, rel.chunk_ids)
             elif rel.source_id not in kept or rel.target_id not in kept:
                 unknown.add(0, rel.id, example)
             else:
@@ -102,8 +110,10 @@ class OntologyPruner:
             entities_dropped=len(dropped.seen),
             relations_kept=len({r.id for r in relations}),
             relations_dropped=len(patterns.seen) + len(unknown.seen),
-            dropped_labels=tuple(DroppedLabel(label, n, ex) for label, n, ex in dropped.ranked()),
-            undeclared_patterns=tuple(UndeclaredPattern(t, s, d, n, ex) for (t, s, d), n, ex in patterns.ranked()),
+            dropped_labels=tuple(DroppedLabel(label, n, ex, docs) for label, n, ex, docs in dropped.ranked()),
+            undeclared_patterns=tuple(
+                UndeclaredPattern(t, s, d, n, ex, docs) for (t, s, d), n, ex, docs in patterns.ranked()
+            ),
             unknown_endpoints=len(unknown.seen),
             unknown_endpoint_example=next(iter(unknown.examples.values()), ""),
         )

@@ -82,6 +82,25 @@ def select_files(
     return FileSelection(folder, tuple(sorted(path.relative_to(folder).as_posix() for path in chosen)))
 
 
+def select_in_folder(
+    patterns: Sequence[str], folder: Path, suffixes: Sequence[str], max_files: int = MAX_FILES
+) -> tuple[str, ...]:
+    """``patterns`` (paths or globs relative to ``folder``) as files of ``folder``, for ``ingest_flow(files=...)``.
+
+    The same checks as ``select_files`` with ``folder`` as the root, so a pattern cannot leave the folder; the files
+    stay relative to ``folder`` itself (not their deepest common folder), so they get the ids a whole-folder
+    ingestion of ``folder`` gives them, with or without a files root.
+
+    Raises:
+        FileOutsideRootError: a pattern leads outside ``folder`` or is hidden.
+        NoFilesMatchedError: a pattern matches no readable file.
+        TooManyFilesError: the patterns match more than ``max_files`` files.
+    """
+    base = folder.expanduser().resolve()
+    selection = select_files(patterns, base, suffixes, max_files)
+    return tuple(sorted((selection.folder / name).relative_to(base).as_posix() for name in selection.files))
+
+
 def _matches(pattern: str, root: Path, suffixes: tuple[str, ...]) -> set[Path]:
     """The real paths of the readable files ``pattern`` names below ``root``."""
     if not pattern.strip():

@@ -2,15 +2,67 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 from pathlib import Path
 
 from agrag.components.data_models.ingestion_run import RunSource
 from agrag.components.errors import EmptyIngestPathError, IngestError
+from agrag.components.loaders.loader_errors import FilesRootRefusedError
 
 _FORMATS = ".md, .txt, .rst, .html, .pdf, .csv"
 TEXTS_FOLDER = "mcp_texts"
 """The data dir's folder of texts clients handed to the ``ingest`` tool (one file per document name): ingestible
 whatever the files root, since agrag itself wrote everything in it."""
+
+
+def check_files_root(files_root: Path, given_as: str = "AGRAG_FILES_ROOT") -> Path:
+    """Return ``files_root`` resolved, unless it is ``/``, the user's home folder or a folder that holds it.
+
+    Symlinks are resolved first, so a link to ``/`` or to the home folder is refused too. The home folder is both
+    ``$HOME`` and the account's home in the password database, where they differ.
+
+    Args:
+        files_root: The files root as given (``~`` is expanded).
+        given_as: Where it was given, for the message (``AGRAG_FILES_ROOT``, ``--files-root``).
+
+    Raises:
+        FilesRootRefusedError: It would expose the whole disk or the home folder.
+    """
+    try:
+        root = files_root.expanduser().resolve()
+    except (OSError, RuntimeError):  # no home to expand, a symlink loop: the folder checks that follow say so
+        return files_root
+    why = None
+    if root == Path(root.anchor):
+        why = "the root of the file system"
+    for home in _homes():
+        if root == home:
+            why = "your home folder"
+        elif why is None and home.is_relative_to(root):
+            why = f"a folder that holds your home folder ({home})"
+    if why is not None:
+        raise FilesRootRefusedError(str(files_root), str(root), why, given_as)
+    return root
+
+
+def _homes() -> set[Path]:
+    """The user's home folders, resolved: ``$HOME`` and the password database's (either may be missing)."""
+    found: set[Path] = set()
+    for home in (os.environ.get("HOME"), _account_home()):
+        if home:
+            try:
+                found.add(Path(home).resolve())
+            except (OSError, RuntimeError):
+                continue
+    return found
+
+
+def _account_home() -> str | None:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:  # a uid with no account (some containers)
+        return None
 
 
 def resolve_ingest_folder(folder: str, files_root: Path | None, source: RunSource = RunSource.CLI) -> Path:
@@ -29,7 +81,10 @@ def resolve_ingest_folder(folder: str, files_root: Path | None, source: RunSourc
     Raises:
         EmptyIngestPathError: ``folder`` is empty (it would mean the current folder, or the whole files root).
         IngestError: The folder is refused, or it is not an existing folder.
+        FilesRootRefusedError: ``files_root`` is ``/``, the home folder or a folder holding it.
     """
+    if files_root is not None:
+        check_files_root(files_root)
     if not folder.strip():
         raise EmptyIngestPathError()
     try:

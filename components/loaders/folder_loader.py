@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from haystack import component
@@ -14,13 +14,15 @@ from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.errors import ConfigError
 from agrag.components.loaders.csv_parser import parse_csv
 from agrag.components.loaders.file_failure import FileFailure, UnreadableFileError
-from agrag.components.loaders.files_root import checked_folder, folder_key, source_folder
+from agrag.components.loaders.files_root import check_files_root, checked_folder, folder_key, source_folder
 from agrag.components.loaders.html_parser import parse_html
+from agrag.components.loaders.loader_errors import ListingTooLargeError
 from agrag.components.loaders.markdown_parser import parse_markdown
 from agrag.components.loaders.parsed_document import ParsedDocument
 from agrag.components.loaders.pdf_parser import parse_pdf
 from agrag.components.loaders.plain_text_parser import parse_plain_text
 from agrag.components.loaders.rst_parser import parse_rst
+from agrag.components.loaders.safe_open import read_below, read_path
 from agrag.components.loaders.text_decoding import decode_text
 
 TextParser = Callable[[str, str], ParsedDocument]
@@ -36,6 +38,18 @@ TEXT_PARSERS: dict[str, TextParser] = {
 BYTES_PARSERS: dict[str, BytesParser] = {".html": parse_html, ".htm": parse_html, ".pdf": parse_pdf}
 SUFFIXES = (*TEXT_PARSERS, *BYTES_PARSERS)
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+MAX_LISTED_ENTRIES = 100_000
+"""The most files and folders one listing of a folder walks; more is ``ListingTooLargeError`` before any read."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    """The folder being loaded: where it is, where reads start (``_anchor``), and what its documents record."""
+
+    base: Path
+    anchor: tuple[Path, tuple[str, ...]] | None
+    key: str
+    origin: str
 
 
 @component
@@ -45,7 +59,10 @@ class FolderLoader:
     Every format has its parser: Markdown (``.md``, ``.markdown``), reStructuredText (``.rst``), HTML (``.html``,
     ``.htm``), PDF (``.pdf``), CSV (``.csv``) and plain text (``.txt``). Files are read in path order; hidden
     files and folders and files with other suffixes are skipped silently. Paths stay inside the folder: symlinked
-    folders are not followed and a symlinked file that leads out of it is refused. A file that cannot be loaded
+    folders are not followed and a symlinked file that leads out of it is refused. Below a files root no symlink is
+    followed at all: each file is opened folder by folder from the root with ``O_NOFOLLOW`` (``safe_open``), so a
+    symlink swapped in after the listing cannot lead outside. A folder of more than ``MAX_LISTED_ENTRIES`` files
+    and folders is refused before anything is read. A file that cannot be loaded
     (too large, empty, binary, not UTF-8, an encrypted or scanned PDF, or one its parser chokes on) is reported in
     ``failures`` and never stops the others.
 
@@ -100,32 +117,42 @@ class FolderLoader:
 
         Raises:
             IngestError: ``root`` is not a folder.
+            ListingTooLargeError: ``root`` holds more than ``MAX_LISTED_ENTRIES`` files and folders.
+            FilesRootRefusedError: ``files_root`` is ``/``, the home folder or a folder holding it.
         """
         base = checked_folder(root)
         limit = Path(files_root) if files_root else None
-        key, origin = folder_key(base, limit), printable_path(source_folder(base, limit))
+        origin = printable_path(source_folder(base, limit))
+        target = _Folder(base, _anchor(base, limit), folder_key(base, limit), origin)
         documents: list[LoadedDocument] = []
         failures: list[FileFailure] = []
         candidates = self._candidates(base) if files is None else self._chosen(base, files, failures)
         for path, rel in candidates:
-            loaded = self._load(base, path, rel, key, origin)
+            loaded = self._load(target, path, rel)
             if isinstance(loaded, LoadedDocument):
                 documents.append(loaded)
             else:
                 failures.append(loaded)
         return {"documents": documents, "failures": failures}
 
-    def _candidates(self, base: Path) -> Iterator[tuple[Path, str]]:
-        """The non-hidden files below ``base`` with a wanted suffix, sorted by path; symlinked folders not entered."""
+    def _candidates(self, base: Path) -> list[tuple[Path, str]]:
+        """The non-hidden files below ``base`` with a wanted suffix, sorted by path; symlinked folders not entered.
+
+        Raises:
+            ListingTooLargeError: the walk meets more than ``MAX_LISTED_ENTRIES`` files and folders (it stops there).
+        """
         found: list[tuple[tuple[str, ...], Path]] = []
+        listed = 0
         for folder, subfolders, files in os.walk(base, followlinks=False):
+            listed += len(subfolders) + len(files)
+            if listed > MAX_LISTED_ENTRIES:
+                raise ListingTooLargeError(printable_path(str(base)), MAX_LISTED_ENTRIES)
             subfolders[:] = [name for name in subfolders if not name.startswith(".")]
             for name in files:
                 if not name.startswith(".") and Path(name).suffix.lower() in self.suffixes:
                     path = Path(folder, name)
                     found.append((path.relative_to(base).parts, path))
-        for parts, path in sorted(found):
-            yield path, "/".join(parts)
+        return [(path, "/".join(parts)) for parts, path in sorted(found)]
 
     def _chosen(self, base: Path, files: list[str], failures: list[FileFailure]) -> Iterator[tuple[Path, str]]:
         """The chosen files below ``base``, sorted by path; those a whole-folder run would not read are failures."""
@@ -148,55 +175,56 @@ class FolderLoader:
             else:
                 failures.append(FileFailure(printable_path(rel), why))
 
-    def _load(self, base: Path, path: Path, rel: str, key: str, origin: str) -> LoadedDocument | FileFailure:
+    def _load(self, target: _Folder, path: Path, rel: str) -> LoadedDocument | FileFailure:
         shown = printable_path(rel)  # what is stored and printed: a name that is not UTF-8 shows its bytes
         try:
-            parsed = self._parse(base, path)
+            parsed = self._parse(self._read(target, path, rel), path)
         except UnreadableFileError as exc:
             return FileFailure(shown, exc.reason)
         except Exception as exc:  # one file a parser chokes on must not stop the others
             return FileFailure(shown, f"could not parse: {type(exc).__name__}: {exc}")
         document = Document(
-            id=document_id_for(rel, key),
+            id=document_id_for(rel, target.key),
             version=content_version(parsed.text),
             title=printable_path(parsed.title),  # a title taken from a file name that is not UTF-8
             source_path=shown,
-            source_folder=origin,
+            source_folder=target.origin,
         )
         return LoadedDocument(document=document, text=parsed.text, headings=parsed.headings, tables=parsed.tables)
 
-    def _parse(self, base: Path, path: Path) -> ParsedDocument:
-        raw = self._read(base, path)
+    @staticmethod
+    def _parse(raw: bytes, path: Path) -> ParsedDocument:
         suffix = path.suffix.lower()
         if suffix in BYTES_PARSERS:
             return BYTES_PARSERS[suffix](raw, path.stem).with_short_headings()
         return TEXT_PARSERS[suffix](decode_text(raw), path.stem).with_short_headings()
 
-    def _read(self, base: Path, path: Path) -> bytes:
-        """The bytes of the regular file at ``path``, within the folder and the size limit."""
+    def _read(self, target: _Folder, path: Path, rel: str) -> bytes:
+        """The bytes of the regular file at ``path``, within the folder and the size limit.
+
+        The path checks name what is wrong with a symlink; the read itself goes through ``safe_open``, which below a
+        files root follows no symlink, whenever it appeared.
+        """
+        base, anchor = target.base, target.anchor
         real = path.resolve()
         if path.is_symlink() and not real.exists():  # checked first: a dangling link's target may lie anywhere
             raise UnreadableFileError("symlink leads nowhere (its target does not exist)")
         if not real.is_relative_to(base):
             raise UnreadableFileError("symlink leads outside the ingested folder")
-        try:
-            info = real.stat()
-        except FileNotFoundError:
-            raise UnreadableFileError("symlink leads nowhere (its target does not exist)") from None
-        if not stat.S_ISREG(info.st_mode):
-            raise UnreadableFileError("not a regular file")
-        if info.st_size > self.max_bytes:
-            raise UnreadableFileError(self._too_big(info.st_size))
-        if info.st_size == 0:
-            raise UnreadableFileError("empty file")
-        try:
-            with real.open("rb") as file:
-                raw = file.read(self.max_bytes + 1)  # the file may have grown since stat
-        except OSError as exc:
-            raise UnreadableFileError(f"could not read: {exc.strerror or exc}") from exc
-        if len(raw) > self.max_bytes:
-            raise UnreadableFileError(self._too_big(len(raw)))
-        return raw
+        if anchor is None:
+            return read_path(real, self.max_bytes)
+        top, inside = anchor
+        return read_below(top, (*inside, *PurePosixPath(rel).parts), self.max_bytes)
 
-    def _too_big(self, size: int) -> str:
-        return f"{size} bytes is over the limit of {self.max_bytes} (ingest.loader.max_file_bytes)"
+
+def _anchor(base: Path, files_root: Path | None) -> tuple[Path, tuple[str, ...]] | None:
+    """Where ``safe_open.read_below`` starts: the files root and ``base``'s folders below it, else None (no root).
+
+    A folder agrag reads although no user may name it (the data dir's texts, outside the files root or in a hidden
+    folder of it) starts at itself.
+    """
+    if files_root is None:
+        return None
+    root = check_files_root(files_root)
+    inside = base.relative_to(root).parts if base.is_relative_to(root) else (".",)
+    return (base, ()) if any(part.startswith(".") for part in inside) else (root, inside)

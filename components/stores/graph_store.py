@@ -57,8 +57,15 @@ class GraphStore(Protocol):
         """Record the folder each document (id → folder) came from, for documents stored before agrag did."""
         ...
 
-    def commit_documents(self, documents: Sequence[tuple[Document, int]], config_hash: str = "") -> None:
-        """Record each document version (with its chunk count and settings hash) as current and fully written."""
+    def commit_documents(
+        self,
+        documents: Sequence[tuple[Document, int]],
+        config_hash: str = "",
+        *,
+        config_hashes: Mapping[str, str] | None = None,
+        plans: Mapping[str, str] | None = None,
+    ) -> None:
+        """Record each document version (with its chunk count, settings hash and plan) as current and written."""
         ...
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
@@ -165,6 +172,26 @@ class GraphStore(Protocol):
 
     def delete_document(self, document_id: str) -> list[str]:
         """Mark a document deleted; return every chunk id of it, to retire."""
+        ...
+
+    def entities_of_chunks(self, chunk_ids: Sequence[str]) -> set[str]:
+        """The entity records these chunks name or are about."""
+        ...
+
+    def unlink_chunks(self, chunk_ids: Sequence[str]) -> None:
+        """Remove these chunks' mentions, about links and relation support (idempotent); the chunks stay."""
+        ...
+
+    def drop_unnamed_entities(self, entity_ids: Sequence[str]) -> list[str]:
+        """Delete those of ``entity_ids`` no current chunk names any more; return them."""
+        ...
+
+    def resolved_ids(self, entity_ids: Sequence[str]) -> dict[str, str]:
+        """The resolved id of each stored entity among ``entity_ids`` (its merge target, else itself)."""
+        ...
+
+    def set_config_hashes(self, hashes: Mapping[str, str]) -> None:
+        """Record the settings hash each document (id → hash) was last extracted with."""
         ...
 
     def canonical_entities(self) -> list[Entity]:

@@ -11,6 +11,7 @@ from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.data_models.retirement import Retirement
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.json_ontology_store import JsonOntologyStore
 from agrag.components.stores.read_write_lock import ReadWriteLock
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorStore
@@ -20,7 +21,8 @@ from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSED
 class KnowledgeStore:
     """The stores of one data dir: Kùzu for the graph, Qdrant for chunk, entity and community report vectors.
 
-    ``journal`` holds the phase markers of unfinished ingestion runs (see ``SqlitePhaseJournal``).
+    ``journal`` holds the phase markers of unfinished ingestion runs (see ``SqlitePhaseJournal``); ``ontology`` the
+    labels and relation patterns ``set_ontology`` added to the configured ontology (see ``JsonOntologyStore``).
 
     Readers and the writer of one process share the stores through ``reading()`` and ``writing()``, one
     writer-preferring ``ReadWriteLock`` (``rw_lock``): a request (search, evidence call, status) holds ``reading()``
@@ -42,6 +44,7 @@ class KnowledgeStore:
     communities: VectorStore
     lock: DataDirLock | None = None
     journal: SqlitePhaseJournal | None = None
+    ontology: JsonOntologyStore | None = None
     rw_lock: ReadWriteLock = field(default_factory=ReadWriteLock)
 
     @contextmanager

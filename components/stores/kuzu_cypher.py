@@ -35,6 +35,8 @@ SCHEMA: tuple[str, ...] = (
     "ALTER TABLE Document ADD IF NOT EXISTS config_hash STRING DEFAULT ''",
     # '' for a document stored before agrag recorded the folder it came from (its id was its relative path alone).
     "ALTER TABLE Document ADD IF NOT EXISTS source_folder STRING DEFAULT ''",
+    # The plan (AppliedPlan JSON) the document was ingested with; '' for a document stored before plans were recorded.
+    "ALTER TABLE Document ADD IF NOT EXISTS plan STRING DEFAULT ''",
 )
 
 _CREATES = re.compile(r"CREATE (?:NODE|REL) TABLE IF NOT EXISTS (\w+)")
@@ -65,7 +67,7 @@ DOCUMENT_VERSIONS = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.versio
 UPSERT_DOCUMENTS = (
     "UNWIND $rows AS r MERGE (d:Document {id: r.id}) "
     "SET d.version = r.version, d.title = r.title, d.source_path = r.source_path, d.chunk_count = r.chunk_count, "
-    "d.config_hash = r.config_hash, d.source_folder = r.source_folder"
+    "d.config_hash = r.config_hash, d.source_folder = r.source_folder, d.plan = r.plan"
 )
 DOCUMENT_ORIGINS = (
     "MATCH (d:Document) WHERE d.id IN $ids AND d.version <> '' "
@@ -317,6 +319,12 @@ CHUNK_IDS_OF_DOCUMENT = (
     "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) RETURN c.id, c.document_version, c.ord ORDER BY c.ord"
 )
 MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 RETURN d.id"
+# Re-extraction in place: the chunks stay (ids and text), their links to entities and their relation support go, then
+# the new extraction is linked to the same chunks.
+DELETE_CHUNK_MENTIONS = "MATCH (c:Chunk)-[m:MENTIONS]->(:Entity) WHERE c.id IN $ids DELETE m"
+DELETE_CHUNK_ABOUT = "MATCH (c:Chunk)-[x:ABOUT]->(:Entity) WHERE c.id IN $ids DELETE x"
+SET_DOCUMENT_PLANS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.plan = r.plan"
+SET_CONFIG_HASHES = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.config_hash = r.config_hash"
 
 # Graph walks: one statement per hop and direction. `$ids` is the frontier (resolved ids), `$seen` the relations
 # already walked; both ends count as the entity they resolved into, and a relation that merging turned into a loop
@@ -632,6 +640,6 @@ STATUS_RELATION_TYPES = (
 # The committed documents (a document gets its version when its batch commits), in source path order.
 LIST_DOCUMENTS = (
     f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')} "
-    "RETURN d.id, d.version, d.title, d.source_path, d.chunk_count, d.source_folder "
+    "RETURN d.id, d.version, d.title, d.source_path, d.chunk_count, d.source_folder, d.plan "
     "ORDER BY d.source_path, d.id SKIP $skip LIMIT $limit"
 )

@@ -19,6 +19,7 @@ from typing import Any
 
 import kuzu
 
+from agrag.components.data_models.applied_plan import AppliedPlan
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community, CommunityReport, Finding
 from agrag.components.data_models.document import Document
@@ -300,6 +301,18 @@ class KuzuGraphStore:
             returned += self._run(query, {key: list(rows[start : start + _BATCH]), **extra})
         return returned
 
+    def _drop_relation_support(self, chunk_ids: list[str]) -> None:
+        """Take ``chunk_ids`` out of every relation's support; a relation left with none is deleted."""
+        gone = set(chunk_ids)
+        trimmed: list[dict[str, Any]] = []
+        drop: list[dict[str, Any]] = []
+        for rel_id, a_id, b_id, support in self._write_batched(cy.RELATIONS_NEAR_CHUNKS, "ids", chunk_ids):
+            left = [c for c in support if c not in gone]
+            if len(left) != len(support):
+                (trimmed if left else drop).append({"id": rel_id, "a": a_id, "b": b_id, "chunk_ids": left})
+        self._write_batched(cy.SET_RELATION_SUPPORT, "rows", trimmed)
+        self._write_batched(cy.DELETE_RELATIONS, "rows", drop)
+
     def _write_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> list[list[Any]]:
         returned: list[list[Any]] = []
         for start in range(0, len(rows), _BATCH):
@@ -369,11 +382,19 @@ class KuzuGraphStore:
         """Return the hash of the settings each known document was ingested with ('' if not recorded)."""
         return {doc_id: h or "" for doc_id, h in self._run(cy.DOCUMENT_CONFIG_HASHES, {"ids": list(document_ids)})}
 
-    def commit_documents(self, documents: Sequence[tuple[Document, int]], config_hash: str = "") -> None:
+    def commit_documents(
+        self,
+        documents: Sequence[tuple[Document, int]],
+        config_hash: str = "",
+        *,
+        config_hashes: Mapping[str, str] | None = None,
+        plans: Mapping[str, str] | None = None,
+    ) -> None:
         """Record each document version (with its chunk count) as current and fully written.
 
-        ``config_hash`` names the settings it was ingested with. Also records a new ``generation``, so readers that
-        cache the graph know it changed.
+        ``config_hash`` names the settings it was ingested with (``config_hashes`` per document id, where given);
+        ``plans`` the plan (``AppliedPlan`` JSON) each was ingested with. Also records a new ``generation``, so
+        readers that cache the graph know it changed.
         """
         rows = [
             {
@@ -382,8 +403,9 @@ class KuzuGraphStore:
                 "title": d.title,
                 "source_path": d.source_path,
                 "chunk_count": count,
-                "config_hash": config_hash,
+                "config_hash": (config_hashes or {}).get(d.id, config_hash),
                 "source_folder": d.source_folder,
+                "plan": (plans or {}).get(d.id, ""),
             }
             for d, count in documents
         ]
@@ -542,15 +564,7 @@ class KuzuGraphStore:
         ids = list(chunk_ids)
         if not ids:
             return Retirement((), ())
-        retired = set(ids)
-        trimmed: list[dict[str, Any]] = []
-        drop: list[dict[str, Any]] = []
-        for rel_id, a_id, b_id, support in self._write_batched(cy.RELATIONS_NEAR_CHUNKS, "ids", ids):
-            left = [c for c in support if c not in retired]
-            if len(left) != len(support):
-                (trimmed if left else drop).append({"id": rel_id, "a": a_id, "b": b_id, "chunk_ids": left})
-        self._write_batched(cy.SET_RELATION_SUPPORT, "rows", trimmed)
-        self._write_batched(cy.DELETE_RELATIONS, "rows", drop)
+        self._drop_relation_support(ids)
         touched = sorted({row[0] for row in self._write_batched(cy.ENTITIES_OF_CHUNKS, "ids", ids)})
         named = {i for row in self._write_batched(cy.STILL_NAMED, "ids", touched) for i in row if i}
         orphans = [e for e in touched if e not in named and e not in keep]
@@ -591,6 +605,49 @@ class KuzuGraphStore:
         if not self._write(cy.MARK_DOCUMENT_DELETED, {"id": document_id}):
             raise DocumentNotFoundError(document_id)
         return [row[0] for row in self._write(cy.CHUNKS_OF_DELETED_DOCUMENT, {"id": document_id})]
+
+    def entities_of_chunks(self, chunk_ids: Sequence[str]) -> set[str]:
+        """The entity records (members of merges too) that these chunks name or are about."""
+        return {row[0] for row in self._run_batched(cy.ENTITIES_OF_CHUNKS, "ids", list(chunk_ids))}
+
+    def unlink_chunks(self, chunk_ids: Sequence[str]) -> None:
+        """Take these chunks' links out of the graph: their mentions, about links and relation support.
+
+        A relation left with no support is deleted; entities stay (``drop_unnamed_entities`` removes the orphans
+        once new links are written). The chunks themselves stay as they are. Unlinking again changes nothing more.
+        """
+        ids = list(chunk_ids)
+        if not ids:
+            return
+        self._drop_relation_support(ids)
+        self._write_batched(cy.DELETE_CHUNK_MENTIONS, "ids", ids)
+        self._write_batched(cy.DELETE_CHUNK_ABOUT, "ids", ids)
+        self.set_info({GENERATION_KEY: uuid.uuid4().hex})
+
+    def drop_unnamed_entities(self, entity_ids: Sequence[str]) -> list[str]:
+        """Delete those of ``entity_ids`` that no current chunk names (nor names a member of); return them.
+
+        As retiring chunks does: an entity a merged member still needs stays, and deleting again changes nothing.
+        """
+        ids = sorted(set(entity_ids))
+        named = {i for row in self._write_batched(cy.STILL_NAMED, "ids", ids) for i in row if i}
+        orphans = [e for e in ids if e not in named]
+        self._write_batched(cy.DELETE_ENTITIES, "ids", orphans)
+        if orphans:
+            self.set_info({GENERATION_KEY: uuid.uuid4().hex})
+        return orphans
+
+    def resolved_ids(self, entity_ids: Sequence[str]) -> dict[str, str]:
+        """The resolved id (the entity it is merged into, else itself) of each stored entity among ``entity_ids``."""
+        return {row[0]: row[1] for row in self._run_batched(cy.CANONICAL_IDS, "ids", sorted(set(entity_ids)))}
+
+    def set_document_plans(self, plans: Mapping[str, str]) -> None:
+        """Record the plan (``AppliedPlan`` JSON) each document (id → plan) was last ingested or re-extracted with."""
+        self._write_batched(cy.SET_DOCUMENT_PLANS, "rows", [{"id": i, "plan": p} for i, p in plans.items()])
+
+    def set_config_hashes(self, hashes: Mapping[str, str]) -> None:
+        """Record the hash of the settings each document (id → hash) was last extracted with."""
+        self._write_batched(cy.SET_CONFIG_HASHES, "rows", [{"id": i, "config_hash": h} for i, h in hashes.items()])
 
     def canonical_entities(self) -> list[Entity]:
         """Every stored entity that is not merged into another: what new entities may resolve into."""
@@ -1146,7 +1203,12 @@ class KuzuGraphStore:
     def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
         """The committed documents (within ``scope``: document ids; None: all), by source path."""
         rows = self._run(cy.LIST_DOCUMENTS, {**_scope_params(scope), "skip": offset, "limit": limit})
-        return [StoredDocument(r[0], r[1], r[2] or "", r[3] or "", int(r[4] or 0), r[5] or "") for r in rows]
+        return [
+            StoredDocument(
+                r[0], r[1], r[2] or "", r[3] or "", int(r[4] or 0), r[5] or "", AppliedPlan.from_json(r[6] or "")
+            )
+            for r in rows
+        ]
 
     @staticmethod
     def _most_first(rows: list[list[Any]]) -> dict[str, int]:

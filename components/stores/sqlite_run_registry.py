@@ -135,6 +135,16 @@ class SqliteRunRegistry:
                     "Interrupted: the process running it stopped before it ended. Delete the document again to "
                     "complete the delete."
                 )
+            elif run.state == RunState.RUNNING and run.kind == RunKind.REEXTRACT:
+                message = (
+                    "Interrupted: the process running it stopped before it ended. Every document it finished stays "
+                    "re-extracted; the same re-extraction run again resumes from its phase markers."
+                )
+            elif run.state == RunState.RUNNING and run.kind == RunKind.FINALIZE:
+                message = (
+                    "Interrupted: the process running it stopped before it ended. The communities stay stale until "
+                    "finalize runs again (`agrag finalize`)."
+                )
             elif run.state == RunState.RUNNING:
                 message = (
                     "Interrupted: the process running it stopped before it ended. Everything it committed stays; "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agrag.components.data_models.ingestion_run import IngestionRun, RunSource
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.errors import DocumentNotFoundError, IngestError
+from agrag.components.loaders.file_selection import select_in_folder
 from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.ingest_components import check_llm_needs
@@ -19,6 +21,9 @@ from agrag.service.api.errors import ERROR_RESPONSES
 MAX_OVERRIDES = 50
 # Runs a client may start over HTTP say who asked; a Prefect deployment run comes only from Prefect.
 ClientSource = Literal[RunSource.HTTP, RunSource.CLI]
+
+
+MAX_FILE_PATTERNS = 1000
 
 
 class IngestRequest(BaseModel):
@@ -34,6 +39,13 @@ class IngestRequest(BaseModel):
     )
     overrides: tuple[str, ...] = Field(
         (), max_length=MAX_OVERRIDES, description="Hydra overrides of the run, e.g. ['ingest.chunker.max_chars=800']."
+    )
+    files: tuple[str, ...] = Field(
+        (),
+        max_length=MAX_FILE_PATTERNS,
+        description="Only these files of the folder: paths or globs relative to it (e.g. ['*.md', 'q3/**/*.csv']), "
+        "at most AGRAG_MAX_FILES_PER_CALL files in all. They get the ids a whole-folder ingestion gives them. "
+        "Empty: the whole folder.",
     )
     source: ClientSource = Field(
         RunSource.HTTP, description="Who asks: `cli` when the agrag CLI sends its command to the server."
@@ -84,6 +96,15 @@ def _check_folder(state: ApiState, folder: str) -> None:
     resolve_ingest_folder(folder, files_root, RunSource.HTTP)
 
 
+def _chosen_files(state: ApiState, request: IngestRequest, suffixes: Sequence[str]) -> tuple[str, ...]:
+    """The request's ``files`` as files of its folder (none: the whole folder)."""
+    if not request.files:
+        return ()
+    settings = state.host.runtime.settings.agrag
+    folder = resolve_ingest_folder(request.folder, settings.files_root, RunSource.HTTP)
+    return select_in_folder(request.files, folder, suffixes, settings.max_files_per_call)
+
+
 def admin_routes() -> APIRouter:
     """The routes of ingestion, deletion and the merge log, and of the configuration."""
     router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
@@ -97,8 +118,10 @@ def admin_routes() -> APIRouter:
         A wrong folder or override is refused here, before anything is queued.
         """
         _check_folder(state, request.folder)
-        check_llm_needs(state.host.config(request.overrides).ingest, state.host.runtime.llm)
-        return queue.submit_ingest(request.folder, request.overrides, request.source)
+        config = state.host.config(request.overrides)
+        check_llm_needs(config.ingest, state.host.runtime.llm)
+        chosen = _chosen_files(state, request, config.ingest.loader.suffixes)
+        return queue.submit_ingest(request.folder, request.overrides, request.source, chosen)
 
     @router.get("/ingestions", tags=["ingestion"], summary="List ingestion runs")
     def list_ingestions(

@@ -26,8 +26,12 @@ from agrag.service.api.admin_routes import admin_routes
 from agrag.service.api.ask_routes import ask_routes
 from agrag.service.api.dependencies import ApiState, RunQueue
 from agrag.service.api.errors import ErrorBody, NotReadyError, error_response, install_error_handlers
+from agrag.service.api.finalize_routes import finalize_routes
 from agrag.service.api.middleware import AccessLog, BodyLimit
+from agrag.service.api.ontology_routes import ontology_routes
+from agrag.service.api.reextract_routes import reextract_routes
 from agrag.service.api.sessions import SessionStore
+from agrag.service.api.text_routes import text_routes
 from agrag.service.api.tool_routes import tool_routes
 from agrag.service.mcp.http import MCP_PATH, McpHttpEndpoint
 from agrag.service.tools.tool import ToolHost
@@ -117,7 +121,11 @@ def create_app(
     app.add_middleware(BodyLimit)  # outermost: a body too large is refused before anything reads it
     app.include_router(tool_routes())
     app.include_router(admin_routes())
+    app.include_router(reextract_routes())
+    app.include_router(finalize_routes())
+    app.include_router(ontology_routes())
     app.include_router(ask_routes())
+    app.include_router(text_routes())
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))  # the MCP SDK's streamable HTTP transport
 
     @app.get("/healthz", tags=["health"], summary="Is the process up")

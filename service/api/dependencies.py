@@ -30,6 +30,22 @@ class RunQueue(Protocol):
         """Queue the deletion of a document."""
         ...
 
+    def submit_reextract(
+        self,
+        document_ids: Sequence[str],
+        overrides: Sequence[str],
+        source: RunSource,
+        *,
+        other_settings: bool = False,
+        force: bool = False,
+    ) -> IngestionRun:
+        """Queue the re-extraction of documents (or of every document ingested under other settings)."""
+        ...
+
+    def submit_finalize(self, overrides: Sequence[str], source: RunSource) -> IngestionRun:
+        """Queue a rebuild of the communities and reports that manual ingestions left stale."""
+        ...
+
     def get(self, run_id: str) -> IngestionRun:
         """One run (``RunNotFoundError`` if unknown)."""
         ...

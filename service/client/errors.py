@@ -14,7 +14,14 @@ from typing import Any
 from agrag.components.errors import AgragError, EvidenceError, IngestError
 
 # Modules that define errors only the server raises; imported (once) only to name an error the client has not met.
-_SERVER_ERROR_MODULES = ("agrag.service.tools.errors", "agrag.service.api.errors")
+_SERVER_ERROR_MODULES = (
+    "agrag.service.tools.errors",
+    "agrag.service.api.errors",
+    "agrag.components.loaders.loader_errors",
+    "agrag.components.extractors.reextract_errors",
+    "agrag.components.text_preview_errors",
+    "agrag.components.ontology_errors",
+)
 # Server errors whose module is too heavy to import for a name: the nearest class the client has.
 _NEAREST = {"SessionNotFoundError": EvidenceError}
 

@@ -2,7 +2,7 @@
 
 On a terminal each stage has a live line (a spinner while it runs, then its result and time); in a pipe each stage
 prints one line when it ends, so a log file reads top to bottom. At the end comes the command's own output: the
-ingest report (and ``--files``), or the delete's one-line summary.
+ingest report (and ``--files``), the delete's one-line summary, the re-extraction's or the finalize's lines.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from rich.text import Text
 
 from agrag.components.data_models.ingestion_run import IngestionRun, RunKind, RunState, StageState, StageStatus
 from agrag.components.errors import AgragError
+from agrag.flows.finalize_flow import FinalizeReport
+from agrag.flows.finalize_run import finalize_lines
 from agrag.flows.ingest_report import IngestReport
+from agrag.flows.reextract_report import ReextractReport, report_lines
 from agrag.service.client.errors import RunEndedError, error_class, error_from
 from agrag.service.client.server_client import ServerClient
 from agrag.service.console import file_status_table, print_ingest_report
@@ -27,6 +30,8 @@ POLL_SECONDS = 0.5
 NAMED_AHEAD = 5  # runs named in the "queued behind" line
 
 _REPORT = TypeAdapter(IngestReport)
+_REEXTRACT_REPORT = TypeAdapter(ReextractReport)
+_FINALIZE_REPORT = TypeAdapter(FinalizeReport)
 _MARKS = {
     StageState.COMPLETED: "[green]✓[/green]",
     StageState.SKIPPED: "[dim]-[/dim]",
@@ -35,8 +40,8 @@ _MARKS = {
 
 
 def doing(run: IngestionRun) -> str:
-    """What a run does, in a few words: ``ingesting FOLDER`` or ``deleting DOCUMENT``."""
-    return f"{'deleting' if run.kind == RunKind.DELETE else 'ingesting'} {run.target}"
+    """What a run does, in a few words: ``ingesting FOLDER``, ``deleting DOCUMENT``, ``re-extracting IDS``..."""
+    return f"{run.kind.doing} {run.target}"
 
 
 def accepted_lines(server: ServerClient, run: IngestionRun) -> list[str]:
@@ -174,7 +179,10 @@ class _SecondsColumn(ProgressColumn):
 
 
 def print_outcome(console: Console, run: IngestionRun, *, files: bool = False) -> None:
-    """What the in-process command prints when it ends: the ingest report (and the files), or the delete's line.
+    """What the in-process command prints when it ends, from the run's report.
+
+    The ingest report (and the files), the delete's line, the re-extraction's line per document, or the finalize's
+    message.
 
     Raises:
         RunEndedError: the run failed, was cancelled or was interrupted (the message is the run's).
@@ -188,6 +196,15 @@ def print_outcome(console: Console, run: IngestionRun, *, files: bool = False) -
         return
     if run.report is None:
         raise RunEndedError(f"Run {run.id} ended {run.state.value} but the server kept no report of it.")
+    if run.kind in (RunKind.REEXTRACT, RunKind.FINALIZE):
+        lines = (
+            report_lines(_REEXTRACT_REPORT.validate_python(run.report))
+            if run.kind == RunKind.REEXTRACT
+            else finalize_lines(_FINALIZE_REPORT.validate_python(run.report))
+        )
+        for line in lines:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        return
     report = _REPORT.validate_python(run.report)
     print_ingest_report(console, report)
     if files:

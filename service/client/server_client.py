@@ -19,6 +19,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from agrag.components.data_models.ingestion_run import IngestionRun, RunSource
+from agrag.components.data_models.ontology_additions import OntologyChange
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.store_status import StoreStatus
@@ -178,9 +179,12 @@ class ServerClient:
 
     # ingestion runs
 
-    def ingest(self, folder: str, overrides: Sequence[str]) -> IngestionRun:
-        """Queue an ingestion of ``folder`` (a path on the server's disk); the run as recorded."""
-        body = {"folder": folder, "overrides": list(overrides), "source": RunSource.CLI.value}
+    def ingest(self, folder: str, overrides: Sequence[str], files: Sequence[str] = ()) -> IngestionRun:
+        """Queue an ingestion of ``folder`` (a path on the server's disk); the run as recorded.
+
+        ``files``: only these files of it, as paths or globs relative to it (the server resolves them).
+        """
+        body = {"folder": folder, "overrides": list(overrides), "files": list(files), "source": RunSource.CLI.value}
         return _RUN.validate_python(self.request("POST", "/v1/ingestions", body=body))
 
     def delete(self, document_id: str, overrides: Sequence[str]) -> IngestionRun:
@@ -188,6 +192,29 @@ class ServerClient:
         body = {"overrides": list(overrides), "source": RunSource.CLI.value}
         answer = self.request("POST", f"/v1/documents/{_path(document_id)}/delete", body=body)
         return _RUN.validate_python(answer)
+
+    def reextract(
+        self,
+        document_ids: Sequence[str],
+        overrides: Sequence[str],
+        *,
+        other_settings: bool = False,
+        force: bool = False,
+    ) -> IngestionRun:
+        """Queue a re-extraction of documents (or of those ingested under other settings); the run as recorded."""
+        body = {
+            "document_ids": list(document_ids),
+            "other_settings": other_settings,
+            "force": force,
+            "overrides": list(overrides),
+            "source": RunSource.CLI.value,
+        }
+        return _RUN.validate_python(self.request("POST", "/v1/reextractions", body=body))
+
+    def finalize(self, overrides: Sequence[str]) -> IngestionRun:
+        """Queue a rebuild of the stale communities and reports; the run as recorded."""
+        body = {"overrides": list(overrides), "source": RunSource.CLI.value}
+        return _RUN.validate_python(self.request("POST", "/v1/finalize", body=body))
 
     def run(self, run_id: str) -> IngestionRun:
         """One run as recorded now."""
@@ -245,6 +272,17 @@ class ServerClient:
         return _DOCUMENTS.validate_python(
             self.request("GET", "/v1/documents", params={"offset": offset, "limit": limit})
         )
+
+    # the ontology
+
+    def ontology(self, overrides: Sequence[str] = ()) -> Any:
+        """The ontology in force (``get_ontology``'s output) under the server's configuration and ``overrides``."""
+        params = {"overrides": list(overrides)} if overrides else None
+        return TOOLS["get_ontology"].load(self.request("GET", "/v1/ontology", params=params))
+
+    def set_ontology(self, body: dict[str, Any]) -> OntologyChange:
+        """Grow the ontology (``POST /v1/ontology`` with ``set_ontology``'s arguments); its ``OntologyChange``."""
+        return OntologyChange.model_validate(self.request("POST", "/v1/ontology", body=body))
 
 
 def _json_or_none(response: httpx.Response) -> Any:

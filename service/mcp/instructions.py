@@ -17,7 +17,10 @@ Evidence you read is kept per connection (the oldest is dropped past the ledger 
 
 WRITE_GUIDE = """
 This server also takes writes (each asks the user first): ingest adds a text under a document name, or files under
-the server's files root; delete_document removes a document. An ingested text is searchable once ingest returns."""
+the server's files root; delete_document removes a document. An ingested text is searchable once ingest returns.
+set_ontology adds entity labels and relation patterns the next ingestions keep (an ingestion's pruned report gives
+the exact call); reextract then redoes the documents that report names, in place (evidence ids stay valid).
+finalize rebuilds communities and reports once after ingestions that deferred them (ingest.finalize=manual)."""
 
 
 def instructions(allow_write: bool) -> str:

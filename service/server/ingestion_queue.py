@@ -1,10 +1,10 @@
-"""``IngestionQueue``: the one writer of a served data dir. Ingestions and deletes run one at a time, in order.
+"""``IngestionQueue``: the one writer of a served data dir. Its runs (ingest, delete, re-extract, finalize) go in order.
 
 Runs come from the HTTP API (and the CLI as its client) and from the Prefect deployment ``agrag serve`` serves; each
 is recorded in the data dir's run registry the moment it is asked for, and one worker thread executes them as the
-real Prefect flows (``ingest_flow``, ``delete_flow``, or ``run_flow`` for a deployment run) with the served
-runtime. The worker makes the run's ``RunContext`` current, so the flow finds its ``IngestControl`` (to stop at a
-safe point) and records each stage as it starts and ends.
+real Prefect flows (``ingest_flow``, ``delete_flow``, ``reextract_flow``, ``finalize_flow``, or ``run_flow`` for a
+deployment run) with the served runtime. The worker makes the run's ``RunContext`` current, so the flow finds its
+``IngestControl`` (to stop at a safe point) and records each stage as it starts and ends.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from prefect.settings import PREFECT_API_URL, temporary_settings
 from agrag.components.data_models.ingestion_run import IngestionRun, RunKind, RunSource, RunState
 from agrag.components.stores.sqlite_run_registry import SqliteRunRegistry
 from agrag.flows.delete_flow import delete_flow
+from agrag.flows.finalize_run import FINALIZE_TARGET, finalize_flow
 from agrag.flows.ingest_flow import ingest_flow
+from agrag.flows.reextract_flow import OTHER_SETTINGS_TARGET, reextract_flow
 from agrag.flows.run_context import RunContext, new_run_id, running
 from agrag.flows.run_outcome import run_state
 from agrag.pipelines.runtime import Runtime
@@ -70,7 +72,7 @@ class _Job:
 
 
 class IngestionQueue:
-    """Runs ingestions and deletes of one served data dir one at a time, in the order they were asked for.
+    """Runs the write jobs of one served data dir one at a time, in the order they were asked for.
 
     ``submit_*`` return at once with the run as recorded; its message says whether it runs now or which runs it
     waits for. ``cancel`` removes a queued run, or stops a running one at its next safe point. ``shutdown`` stops
@@ -152,6 +154,38 @@ class IngestionQueue:
 
         def execute() -> State[Any]:
             final = delete_flow(document_id, list(overrides), self.data_dir_text, return_state=True)
+            return cast(State[Any], final)
+
+        return self.enqueue(run, execute)
+
+    def submit_reextract(
+        self,
+        document_ids: Sequence[str],
+        overrides: Sequence[str],
+        source: RunSource,
+        *,
+        other_settings: bool = False,
+        force: bool = False,
+    ) -> IngestionRun:
+        """Queue a re-extraction of ``document_ids`` (or all under other settings); see ``reextract_flow``."""
+        ids = list(document_ids)
+        target = ", ".join(ids) if ids else OTHER_SETTINGS_TARGET
+        run = IngestionRun(new_run_id(), RunKind.REEXTRACT, source, target, tuple(overrides))
+
+        def execute() -> State[Any]:
+            final = reextract_flow(
+                ids or None, list(overrides), other_settings, force, data_dir=self.data_dir_text, return_state=True
+            )
+            return cast(State[Any], final)
+
+        return self.enqueue(run, execute)
+
+    def submit_finalize(self, overrides: Sequence[str], source: RunSource) -> IngestionRun:
+        """Queue a rebuild of the stale communities and reports; see ``finalize_flow``."""
+        run = IngestionRun(new_run_id(), RunKind.FINALIZE, source, FINALIZE_TARGET, tuple(overrides))
+
+        def execute() -> State[Any]:
+            final = finalize_flow(list(overrides), data_dir=self.data_dir_text, return_state=True)
             return cast(State[Any], final)
 
         return self.enqueue(run, execute)
@@ -265,7 +299,8 @@ class IngestionQueue:
 
     def _ahead_runs(self) -> list[IngestionRun]:
         jobs = ([self._running] if self._running is not None else []) + list(self._queue)
-        return [j.context.run for j in jobs]
+        # a run recorded final is only being closed in Prefect: a client that saw it end is not told to wait for it
+        return [run for run in (j.context.run for j in jobs) if not run.state.final]
 
     def _announce(self) -> None:
         """Tell each queued run which runs it now waits for (call with the lock held)."""

@@ -15,8 +15,11 @@ from agrag.service.tools.evidence_tools import (
     RENDER_CITATIONS,
 )
 from agrag.service.tools.ontology_tool import GET_ONTOLOGY
+from agrag.service.tools.preview_tool import PREVIEW_FILES
+from agrag.service.tools.run_tools import FINALIZE, REEXTRACT
 from agrag.service.tools.search_evidence_tool import SEARCH_EVIDENCE
 from agrag.service.tools.search_tool import SEARCH
+from agrag.service.tools.set_ontology_tool import SET_ONTOLOGY
 from agrag.service.tools.status_tool import STATUS
 from agrag.service.tools.tool import Tool
 from agrag.service.tools.write_tools import DELETE_DOCUMENT, INGEST
@@ -57,5 +60,8 @@ MCP_READ_TOOLS: dict[str, Tool[Any, Any]] = {
 }
 """The read tools an MCP client sees, by the names of the spec (``fetch`` is ``fetch_evidence`` there)."""
 
-WRITE_TOOLS: dict[str, Tool[Any, Any]] = {tool.name: tool for tool in (INGEST, DELETE_DOCUMENT)}
-"""The tools that write to the data dir, offered over MCP only by a server started with ``--allow-write``."""
+WRITE_TOOLS: dict[str, Tool[Any, Any]] = {
+    tool.name: tool for tool in (INGEST, DELETE_DOCUMENT, PREVIEW_FILES, SET_ONTOLOGY, REEXTRACT, FINALIZE)
+}
+"""The tools that write to the data dir, offered over MCP only by a server started with ``--allow-write``; with them
+``preview_files``, which reads the files root (not the graph) as ingesting files does."""

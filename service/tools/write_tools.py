@@ -19,6 +19,8 @@ from agrag.components.data_models.ingestion_run import IngestionRun, RunSource, 
 from agrag.components.errors import IngestError
 from agrag.components.loaders.file_selection import MAX_FILES, select_files
 from agrag.components.loaders.files_root import TEXTS_FOLDER, folder_key
+from agrag.components.loaders.text_documents import MAX_TEXT_CHARS, MAX_TITLE_CHARS, NAME_PATTERN
+from agrag.flows.text_targets import prepare_text, text_result
 from agrag.service.tools.errors import ReadOnlyToolError, ScopedWriteError
 from agrag.service.tools.tool import Tool, ToolContext, ToolHost, ToolInput
 
@@ -27,10 +29,9 @@ if TYPE_CHECKING:  # as the other tools: the definitions load without Haystack o
     from agrag.service.api.dependencies import RunQueue
 
 MAX_PATTERN_CHARS = 1000
-MAX_TEXT_CHARS = 500_000
 RUN_TIMEOUT_SECONDS = 1800.0
 POLL_SECONDS = 0.2
-DOCUMENT_NAME = r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,99}\.(md|txt)$"
+DOCUMENT_NAME = NAME_PATTERN
 
 
 class WriteHost(ToolHost):
@@ -75,22 +76,31 @@ class IngestInput(ToolInput):
     document: str | None = Field(
         None,
         pattern=DOCUMENT_NAME,
-        description="The text's document name, ending in .md or .txt, e.g. 'meeting-2026-11-30.md'. The same name "
-        "again stores a new version of that document (its old evidence ids keep naming the old version).",
+        description="The text's document name, e.g. 'meeting-2026-11-30' or 'notes.md' (letters, digits, spaces, "
+        "'_', '-', '.'; kept as Markdown unless it ends in .txt). The same name again stores a new version of that "
+        "document (its old evidence ids keep naming the old version); an unchanged text is left as it is. A name "
+        "that leads to a document read from a file is refused.",
+    )
+    title: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_TITLE_CHARS,
+        description="The text's title; by default its first heading, else the name. Only with `text`.",
     )
     files: list[Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_CHARS)]] | None = Field(
         None,
         min_length=1,
         max_length=MAX_FILES,
         description=f"Instead of a text: files of the server's files root, as paths or globs relative to it (e.g. "
-        f"['reports/q3.md', 'notes/**/*.md']); at most {MAX_FILES} files in all. A file changed since it was last "
+        f"['reports/q3.md', 'notes/**/*.md']); at most {MAX_FILES} paths or globs, matching at most the server's "
+        "AGRAG_MAX_FILES_PER_CALL files (50 by default). A file changed since it was last "
         "ingested gets a new version; an unchanged one is skipped.",
     )
 
     @model_validator(mode="after")
     def _one_mode(self) -> IngestInput:
-        if self.files is not None and (self.text is not None or self.document is not None):
-            raise ValueError("give either `files`, or `text` with `document`, not both")
+        if self.files is not None and (self.text is not None or self.document is not None or self.title is not None):
+            raise ValueError("give either `files`, or `text` with `document` (and `title`), not both")
         if self.files is None and (self.text is None or self.document is None):
             raise ValueError("give `text` with `document` (a text), or `files` (paths or globs under the files root)")
         return self
@@ -124,9 +134,16 @@ class WriteResult(BaseModel):
     message: str = Field("", description="What the run said.")
     error: str = Field("", description="Why it failed, if it did.")
     files: tuple[WrittenFile, ...] = Field((), description="For an ingestion of files: each file and its outcome.")
+    status: str = Field("", description="For a text: ingested, unchanged, no text or failed ('' otherwise).")
 
 
-def _writer(context: ToolContext, tool: str) -> WriteHost:
+def writer(context: ToolContext, tool: str) -> WriteHost:
+    """The call's host, as a ``WriteHost``.
+
+    Raises:
+        ReadOnlyToolError: the host cannot write (a server started without ``--allow-write``).
+        ScopedWriteError: the caller is limited to some documents.
+    """
     host = context.host
     if not isinstance(host, WriteHost):
         raise ReadOnlyToolError(tool)
@@ -140,21 +157,28 @@ def _result(document_id: str, run: IngestionRun) -> WriteResult:
 
 
 def _ingest(context: ToolContext, arguments: IngestInput) -> WriteResult:
-    host = _writer(context, "ingest")
+    host = writer(context, "ingest")
     files_root = host.runtime.settings.agrag.files_root
     if arguments.files is not None:
         return _ingest_files(host, arguments.files, files_root)
     assert arguments.text is not None and arguments.document is not None  # the input model checked both are given
-    folder = host.texts_folder()
-    (folder / arguments.document).write_text(arguments.text, encoding="utf-8")
-    run = host.wait(host.queue.submit_ingest(str(folder), (), RunSource.CLI))
-    return _result(document_id_for(arguments.document, folder_key(folder, files_root)), run)
+    target = prepare_text(host.runtime, arguments.text, arguments.document, arguments.title)
+    run = host.wait(host.queue.submit_ingest(str(target.folder), (), RunSource.CLI, (target.file_name,)))
+    done = text_result(host.runtime.store, target, run)
+    return WriteResult(
+        document_id=target.document_id,
+        run_id=run.id,
+        state=run.state,
+        message=run.message,
+        error=run.error,
+        status=done.status,
+    )
 
 
 def _ingest_files(host: WriteHost, patterns: list[str], files_root: Path | None) -> WriteResult:
     """Ingest the files ``patterns`` choose below the files root, as one run of their common folder."""
     suffixes = host.runtime.config.ingest.loader.suffixes
-    selection = select_files(patterns, files_root, suffixes, MAX_FILES)
+    selection = select_files(patterns, files_root, suffixes, host.runtime.settings.agrag.max_files_per_call)
     assert files_root is not None  # select_files refuses a missing files root
     run = host.wait(host.queue.submit_ingest(str(selection.folder), (), RunSource.CLI, selection.files))
     key, root = folder_key(selection.folder, files_root), files_root.expanduser().resolve()
@@ -187,7 +211,7 @@ def _reported_files(run: IngestionRun) -> list[dict[str, Any]]:
 
 
 def _delete(context: ToolContext, arguments: DeleteDocumentInput) -> WriteResult:
-    host = _writer(context, "delete_document")
+    host = writer(context, "delete_document")
     run = host.wait(host.queue.submit_delete(arguments.document_id, (), RunSource.CLI))
     return _result(arguments.document_id, run)
 
@@ -197,12 +221,12 @@ INGEST: Tool[IngestInput, WriteResult] = Tool(
     title="Add a text to the graph",
     description=(
         "Store a text as a document of the knowledge graph under a name (e.g. 'notes.md'), or ingest files of the "
-        f"server's files root by paths or globs (at most {MAX_FILES} files a call): each is cut into passages, "
-        "embedded, its entities and relations extracted, and once this call returns it is searchable by "
-        "search_evidence. The same name (or a changed file) again stores a new version. Ask the user before calling "
-        "it: it writes to the data dir. Returns the document id (or each file with its id and outcome) and the "
-        "run's outcome. Cost: seconds for a page of text (longer when the server extracts with an LLM); runs wait "
-        "for the ingestion before them."
+        "server's files root by paths or globs (at most AGRAG_MAX_FILES_PER_CALL files a call, 50 by default): "
+        "each is cut into passages, embedded, its entities and relations extracted, and once this call returns it "
+        "is searchable by search_evidence. The same name (or a changed file) again stores a new version. Ask the "
+        "user before calling it: it writes to the data dir. Returns the document id (or each file with its id and "
+        "outcome) and the run's outcome. Cost: seconds for a page of text (longer when the server extracts with an "
+        "LLM); runs wait for the ingestion before them."
     ),
     input_model=IngestInput,
     output_type=WriteResult,

@@ -72,7 +72,8 @@ def _request_key(body: dict[str, Any]) -> str:
     return json.dumps(body["messages"], sort_keys=True)
 
 
-def _env(llm: ScriptedLLM, data_dir: Path) -> dict[str, str]:
+def subprocess_env(llm: ScriptedLLM, data_dir: Path) -> dict[str, str]:
+    """The environment of an ``agrag`` subprocess on ``data_dir`` with the scripted LLM and the test's Prefect."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_"))}
     return {
         **env,
@@ -111,7 +112,7 @@ def test_a_kill_during_extraction_loses_no_answered_request(
     llm.hold_after_answers(kill_after)
     process = subprocess.Popen(
         [AGRAG, "ingest", str(corpus), *OVERRIDES],
-        env=_env(llm, tmp_path / "data"),
+        env=subprocess_env(llm, tmp_path / "data"),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -161,7 +162,7 @@ def test_a_kill_during_the_write_redoes_only_the_write(
     first = len(llm.answered)
     killed = subprocess.run(
         [sys.executable, "-m", "tests.support.die_during_write", step, "ingest", str(corpus), *OVERRIDES, one_batch],
-        env=_env(llm, tmp_path / "data"),
+        env=subprocess_env(llm, tmp_path / "data"),
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -207,7 +208,7 @@ def test_a_kill_between_commit_batches_resumes_with_the_batches_left(
             *OVERRIDES,
             *batches,
         ],
-        env=_env(llm, tmp_path / "data"),
+        env=subprocess_env(llm, tmp_path / "data"),
         cwd=REPO,
         capture_output=True,
         text=True,

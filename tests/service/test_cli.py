@@ -154,3 +154,24 @@ def test_delete_before_any_ingest_says_so(tmp_path: Path, monkeypatch: pytest.Mo
     result = CliRunner().invoke(app, ["delete", "d0123456789abcde"])
     assert result.exit_code == 1
     assert "Nothing has been ingested" in result.output
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_ingest_only_chosen_files_of_a_folder(tmp_path: Path, examples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGRAG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("COLUMNS", "200")
+    chosen = CliRunner().invoke(app, ["ingest", str(examples), "--only", "*.md", "--only", "sites.csv", "--files"])
+    assert chosen.exit_code == 0, chosen.output
+    listed = {line.split("│")[1].strip() for line in chosen.output.splitlines() if line.startswith("│ ")}
+    markdown = {p.name for p in examples.glob("*.md")}
+    assert markdown | {"sites.csv"} <= listed and "runbook.rst" not in listed
+    assert f"{len(markdown) + 1} files read" in chosen.output
+    whole = CliRunner().invoke(app, ["ingest", str(examples)])
+    assert whole.exit_code == 0, whole.output
+    assert f"{9 - len(markdown) - 1} new or changed, {len(markdown) + 1} unchanged" in whole.output, "the same ids"
+    monkeypatch.setenv("AGRAG_MAX_FILES_PER_CALL", "2")
+    too_many = CliRunner().invoke(app, ["ingest", str(examples), "--only", "*.md"])
+    outside = CliRunner().invoke(app, ["ingest", str(examples), "--only", "../*.md"])
+    assert too_many.exit_code == 1 and "AGRAG_MAX_FILES_PER_CALL" in too_many.output, too_many.output
+    assert outside.exit_code == 1 and "'..'" in outside.output and "Traceback" not in outside.output

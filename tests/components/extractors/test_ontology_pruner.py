@@ -9,6 +9,7 @@ from agrag.components.data_models.ontology import (
 )
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.extractors.ontology_pruner import OntologyPruner
+from agrag.pipelines.ontology_hint import keep_hint
 
 ENGINEERING = Ontology(
     entity_labels=("Person", "Team", "Component", "Location"),
@@ -73,7 +74,10 @@ def test_undeclared_labels_are_dropped_with_their_mentions_and_one_example_each(
     assert pruned.about == (Mention("c1", MARIA.id, 1),)
     assert report.entities_kept == 1
     assert report.entities_dropped == 3
-    assert report.dropped_labels == (DroppedLabel("Organization", 2, "Acme"), DroppedLabel("Document", 1, "Orion Spec"))
+    assert report.dropped_labels == (
+        DroppedLabel("Organization", 2, "Acme", ("c1",)),
+        DroppedLabel("Document", 1, "Orion Spec", ("c1", "c2")),
+    )
 
 
 def test_relations_of_undeclared_patterns_are_dropped_with_one_example_each() -> None:
@@ -93,8 +97,8 @@ def test_relations_of_undeclared_patterns_are_dropped_with_one_example_each() ->
     assert report.relations_kept == 1
     assert report.relations_dropped == 3
     assert report.undeclared_patterns == (
-        UndeclaredPattern("MANAGES", "Person", "Team", 2, "Maria Chen -MANAGES-> Robotics Team"),
-        UndeclaredPattern("WROTE", "Component", "Person", 1, "Orion Planner -WROTE-> Maria Chen"),
+        UndeclaredPattern("MANAGES", "Person", "Team", 2, "Maria Chen -MANAGES-> Robotics Team", ("c1", "c2")),
+        UndeclaredPattern("WROTE", "Component", "Person", 1, "Orion Planner -WROTE-> Maria Chen", ("c1",)),
     )
     assert report.unknown_endpoints == 0
 
@@ -130,7 +134,7 @@ def test_a_wildcard_matches_any_typed_label() -> None:
     pruned, report = prune(extraction)
     assert [r.source_id for r in pruned.relations] == [MARIA.id, ORION.id]
     assert report.undeclared_patterns == (
-        UndeclaredPattern("LOCATED_IN", "Component", "Team", 1, "Orion Planner -LOCATED_IN-> Robotics Team"),
+        UndeclaredPattern("LOCATED_IN", "Component", "Team", 1, "Orion Planner -LOCATED_IN-> Robotics Team", ("c1",)),
     )
 
 
@@ -173,3 +177,20 @@ def test_declared_labels_with_no_declared_relations_allow_every_relation() -> No
     pruned, report = prune(extraction, ontology)
     assert pruned == extraction
     assert report.empty
+
+
+def test_each_dropped_row_names_its_documents_and_the_hint_re_extracts_only_those() -> None:
+    extraction = Extraction(
+        (MARIA, OMAR, ORION, ACME, GLOBEX),
+        (Mention("da.v1.c0", ACME.id, 1), Mention("db.v1.c2", GLOBEX.id, 1), Mention("dc.v1.c0", MARIA.id, 1)),
+        (relation(MARIA, "MENTORS", OMAR, "dd.v1.c4"), relation(MARIA, "WROTE", ORION, "de.v1.c0")),
+    )
+    _, report = prune(extraction)
+    assert report.dropped_labels == (DroppedLabel("Organization", 2, "Acme", ("da", "db")),)
+    assert report.undeclared_patterns == (
+        UndeclaredPattern("MENTORS", "Person", "Person", 1, "Maria Chen -MENTORS-> Omar Haddad", ("dd",)),
+    )
+    hint = keep_hint(report)
+    assert hint is not None and hint.documents == ("da", "db", "dd")
+    assert hint.reextract == "agrag reextract da db dd"
+    assert hint.command == "agrag ontology add --label Organization --relation MENTORS:Person:Person"

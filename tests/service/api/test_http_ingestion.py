@@ -132,3 +132,24 @@ def test_a_server_other_machines_reach_ingests_only_below_the_files_root(
         assert not queue.pending(), "nothing was queued"
     assert refused.status_code == 400 and refused.json()["error"] == "IngestError"
     assert "AGRAG_FILES_ROOT" in refused.json()["message"] and "queued" not in refused.json()["message"]
+
+
+def test_an_ingestion_of_chosen_files_reads_only_them_under_their_whole_folder_ids(
+    queued: Served, tmp_path: Path
+) -> None:
+    folder = notes(tmp_path / "chosen")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "depot.md").write_text("# Depot\n\nThe Heron depot stores spare pumps for Ilse Varga.\n")
+    with queued.client() as client:
+        started = client.post("/v1/ingestions", json={"folder": str(folder), "files": ["sub/*.md", "ferry.md"]})
+        assert started.status_code == 202, started.text
+        run = finished(client, started.json()["id"])
+        outside = client.post("/v1/ingestions", json={"folder": str(folder), "files": ["../elsewhere.md"]})
+        nothing = client.post("/v1/ingestions", json={"folder": str(folder), "files": ["*.pdf"]})
+        documents = {d["id"] for d in client.get("/v1/documents", params={"limit": 500}).json()}
+    assert run["state"] == "completed", run["message"]
+    assert sorted(f["source_path"] for f in run["report"]["files"]) == ["ferry.md", "sub/depot.md"]
+    assert {document_id_for("ferry.md", "chosen"), document_id_for("sub/depot.md", "chosen")} <= documents
+    assert document_id_for("pump_station.md", "chosen") not in documents
+    assert outside.status_code == 400 and "'..'" in outside.json()["message"]
+    assert nothing.status_code == 400 and nothing.json()["error"] == "NoFilesMatchedError"

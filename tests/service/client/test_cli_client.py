@@ -284,6 +284,31 @@ def test_delete_is_sent_to_the_server_and_followed(served: Served) -> None:
     assert unknown.exit_code == 1 and "No document has the id 'dnothing'" in unknown.output
 
 
+def test_chosen_files_are_sent_to_the_server_and_read_as_in_process(
+    served: Served, ingested_corpus: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "chosen"
+    folder.mkdir()
+    (folder / "ferry.md").write_text("# Ferry\n\nThe Heron ferry line is run by Ada Moss.\n", encoding="utf-8")
+    (folder / "depot.md").write_text("# Depot\n\nThe Kite depot keeps spare rotors.\n", encoding="utf-8")
+    (folder / "skip.txt").write_text("Not chosen, so never read.\n", encoding="utf-8")
+    through = agrag(served.data_dir, "ingest", str(folder), "--only", "*.md", "--files")
+    local = agrag(copy_corpus(ingested_corpus, tmp_path / "alone"), "ingest", str(folder), "--only", "*.md", "--files")
+    assert through.exit_code == 0 and local.exit_code == 0, through.output + local.output
+    # the server's data dir holds more documents than the copy (its communities differ): compare what was read
+    read = [
+        row for row in report_rows(through.output) if row.startswith((" | load ", " | select-changed ", " | chunk "))
+    ]
+    assert read and read == [
+        row for row in report_rows(local.output) if row.startswith((" | load ", " | select-changed ", " | chunk "))
+    ]
+    files = [row for row in report_rows(through.output) if ".md" in row or ".txt" in row]
+    assert files == [row for row in report_rows(local.output) if ".md" in row or ".txt" in row]
+    assert "ferry.md" in through.output and "depot.md" in through.output and "skip.txt" not in through.output
+    refused = agrag(served.data_dir, "ingest", str(folder), "--only", "*.pdf")
+    assert refused.exit_code == 1 and "NoFilesMatched" not in refused.output and "*.pdf" in refused.output
+
+
 def test_runs_commands_need_a_server(tmp_path: Path) -> None:
     result = agrag(tmp_path / "data", "runs", "list")
     assert result.exit_code == 1 and "No agrag server holds the data dir" in result.output

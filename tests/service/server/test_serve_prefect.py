@@ -194,8 +194,8 @@ def assert_reported_with_failures(client: SyncPrefectClient, failing: FlowRun) -
     )
     report = next(a for a in artifacts if a.key == "agrag-ingest-report")
     assert report.type == "markdown" and isinstance(report.data, str)
-    assert "| `broken.pdf` | **failed** | not a readable PDF: Stream has ended unexpectedly |" in report.data
-    assert "| `latin1.txt` | **failed** | not valid UTF-8 (byte 3) |" in report.data
+    assert "| `broken.pdf` | **failed** |  | not a readable PDF: Stream has ended unexpectedly |" in report.data
+    assert "| `latin1.txt` | **failed** |  | not valid UTF-8 (byte 3) |" in report.data
     assert "| load | 3 files read, 3 failed |" in report.data and "### Pruned" in report.data
 
 

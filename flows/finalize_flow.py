@@ -1,0 +1,128 @@
+"""The community stages of an ingestion, and ``finalize``: rebuild stale communities and reports on their own.
+
+With ``ingest.finalize=manual`` an ingestion writes chunks, entities, relations and vectors but leaves the
+communities stale (the journal's ``communities-stale`` mark, as a killed run would); ``finalize_into`` (``agrag
+finalize``) then detects communities and writes their reports once, for every ingestion since the last refresh.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import StoreError
+from agrag.components.llm.openai_chat_client import OpenAIChatClient
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.flows import community_tasks
+from agrag.flows.ingest_control import IngestControl
+from agrag.flows.ingest_report import IngestReport
+from agrag.flows.stage_clock import StageClock, as_is
+from agrag.pipelines.config_models import AgragConfig
+from agrag.pipelines.ingest_components import reports_use_llm
+
+DEFERRED = "deferred (ingest.finalize=manual): run `agrag finalize` to rebuild communities and reports"
+NOTHING_STALE = "nothing to finalize: the communities and reports are up to date"
+
+
+def refresh_communities(
+    report: IngestReport,
+    clock: StageClock,
+    touched: frozenset[str],
+    *,
+    store: KnowledgeStore,
+    config: AgragConfig,
+    embedder: SentenceTransformersTextEmbedder,
+    llm: OpenAIChatClient | None,
+    progress: bool,
+) -> IngestReport:
+    """Detect communities and write their reports; only the final store writes hold ``store.writing()``."""
+    settings = config.ingest.communities
+    communities = clock.run("communities", lambda: community_tasks.detect_communities(store, settings))
+    report = replace(report, communities_by_level=dict(sorted(Counter(c.level for c in communities).items())))
+    clock.completed("communities", report)
+    report_llm = llm if reports_use_llm(settings, llm) else None
+    outcome = clock.run(
+        "reports",
+        lambda: community_tasks.write_reports(
+            store, as_is(communities), settings, as_is(report_llm), embedder, touched=touched, progress=progress
+        ),
+    )
+    report = replace(
+        report,
+        reports_by_method=outcome.by_method,
+        reports_reused=outcome.reused,
+        report_fallbacks=outcome.fallbacks,
+    )
+    clock.completed("reports", report)
+    return report
+
+
+@dataclass(frozen=True, slots=True)
+class FinalizeReport:
+    """What ``finalize`` did.
+
+    Attributes:
+        finalized: Whether communities were stale and were rebuilt (False: nothing to do, or communities are off).
+        message: One line for people: what was done, or why nothing was.
+        touched: Entities touched since the last refresh (whose communities' reports were redone).
+        communities_by_level: Communities per level after the run.
+        reports_by_method: Reports by method (llm, extractive).
+        reports_reused: Reports kept because their community did not change.
+        stage_seconds: Wall time of each stage.
+    """
+
+    finalized: bool
+    message: str
+    touched: int = 0
+    communities_by_level: dict[int, int] | None = None
+    reports_by_method: dict[str, int] | None = None
+    reports_reused: int = 0
+    stage_seconds: dict[str, float] | None = None
+
+
+def finalize_into(
+    config: AgragConfig,
+    store: KnowledgeStore,
+    embedder: SentenceTransformersTextEmbedder,
+    *,
+    llm: OpenAIChatClient | None = None,
+    progress: bool = False,
+    control: IngestControl | None = None,
+) -> FinalizeReport:
+    """Rebuild the communities and their reports if ingestions left them stale; else do nothing and say so.
+
+    Runs the same stages an ``on_write`` ingestion runs at its end (``ingest.communities`` settings), on the
+    entities every ingestion since the last refresh touched. Resumable: the stale mark is cleared only when the
+    reports are stored, so a finalize that was killed is simply run again. ``control`` is told as each stage starts
+    and ends, and checked before each (``flows/finalize_run.py`` runs this as the ``agrag-finalize`` flow).
+
+    Raises:
+        StoreError: ``store`` was opened without a phase journal.
+        LLMNotConfiguredError: ``ingest.communities.reports=llm`` and ``llm`` is None.
+        IngestInterruptedError: ``control`` was cancelled; the communities stay stale until finalize runs again.
+    """
+    if store.journal is None:
+        raise StoreError("Finalize needs the store's phase journal; open the store with open_knowledge_store.")
+    touched = community_tasks.stale_communities(store.journal)
+    if touched is None:
+        return FinalizeReport(False, NOTHING_STALE)
+    if not config.ingest.communities.enabled:
+        return FinalizeReport(
+            False, "communities are off (ingest.communities.enabled=false): nothing to finalize", len(touched)
+        )
+    clock = StageClock(control)
+    empty = IngestReport(folder="", documents_seen=0, documents_ingested=0, documents_unchanged=0, failures=())
+    done = refresh_communities(
+        empty, clock, touched, store=store, config=config, embedder=embedder, llm=llm, progress=progress
+    )
+    levels = ", ".join(f"level {level}: {n}" for level, n in done.communities_by_level.items()) or "none"
+    return FinalizeReport(
+        True,
+        f"finalized: communities rebuilt around {len(touched)} touched entities ({levels})",
+        len(touched),
+        done.communities_by_level,
+        done.reports_by_method,
+        done.reports_reused,
+        dict(clock.seconds),
+    )
