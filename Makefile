@@ -14,12 +14,12 @@ export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
 
 # The strict editable install links each file into build/; a new or renamed file needs a relink.
-SOURCES := $(shell find components pipelines flows service conf -name '*.py' -o -name '*.yaml' 2>/dev/null)
+SOURCES := $(shell find components pipelines flows service facade conf -name '*.py' -o -name '*.yaml' 2>/dev/null)
 
 # The public multi-hop QA sets `make eval` scores (see bench/README.md there for their provenance and licences).
 export AGRAG_EVAL_BENCH_DIR ?= ../shared/bench
 
-.PHONY: install demo test lint typecheck bench bench-service eval screenshot clean
+.PHONY: install demo test test-fast lint typecheck bench bench-service eval screenshot clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,11 +53,16 @@ lint: install
 
 # mypy reads the installed link tree, where the folders are the agrag.* packages.
 typecheck: install
-	$(BIN)/mypy -p agrag.components -p agrag.pipelines -p agrag.flows -p agrag.service
+	$(BIN)/mypy -p agrag.components -p agrag.pipelines -p agrag.flows -p agrag.service \
+		-p agrag.retrieval -p agrag.evidence -p agrag.common
 
 # Two workers, a test module each: on 2 cores the many tests that wait on subprocesses and servers overlap.
 test: lint typecheck
 	$(BIN)/pytest -n 2 --dist loadfile
+
+# The unit tests only: no model, no Prefect, not slow (tests/support/fast_loop.py marks and guards them).
+test-fast: install
+	$(BIN)/pytest --fast -q -n 2
 
 bench: install
 	$(BIN)/python bench/bench_ingest_search.py

@@ -7,6 +7,7 @@ to fix it, because the people who read them write YAML recipes and run the CLI, 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -391,3 +392,9 @@ class LLMBudgetError(LLMError, ConfigError):
             f"raise the limit (ingest.max_llm_calls={estimate.calls}), ingest fewer files, or lower "
             "ingest.extractor.gleaning_rounds."
         )
+
+
+def __getattr__(name: str) -> type[ConfigError]:  # ComponentConfigError's module imports this one: load it on use
+    if name == "ComponentConfigError":
+        return import_module("agrag.components.component_errors").ComponentConfigError  # type: ignore[no-any-return]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from agrag.components.communities.leiden_community_detector import LeidenCommunityDetector
-from agrag.components.data_models.community import Community
+from agrag.components.data_models.community import Community, ReportMethod
 from agrag.components.data_models.phase_key import GRAPH_SUBJECT, PhaseKey
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
@@ -87,7 +87,7 @@ def write_reports(
     ``store.writing()``. Finishing clears the journal's stale mark.
     """
     previous = {c.id: c for c in store.graph.communities()}
-    wanted_method = "llm" if llm is not None else "extractive"
+    wanted_method = ReportMethod.LLM if llm is not None else ReportMethod.EXTRACTIVE
     reused = {
         c.id
         for c in communities

@@ -15,6 +15,7 @@ from pydantic import (
     model_validator,
 )
 
+from agrag.components import defaults
 from agrag.pipelines.eval_config import EvalConfig
 from agrag.pipelines.plan_models import FinalizePolicy, PlanConfig
 from agrag.pipelines.recipe_config import RecipeConfig, Reranker, RetrievalMethod
@@ -36,8 +37,10 @@ class EmbedderConfig(StrictModel):
     """The dense embedding model, used for chunks, entities and queries alike."""
 
     model: str = Field(..., description="'all-MiniLM-L6-v2' (bundled) or the folder of a sentence-transformers model.")
-    device: str = Field("cpu", description="Torch device: cpu, cuda, mps.")
-    batch_size: int = Field(64, ge=1, description="Texts embedded per batch during ingestion.")
+    device: str = Field(defaults.EMBEDDER_DEVICE, description="Torch device: cpu, cuda, mps.")
+    batch_size: int = Field(
+        defaults.EMBEDDER_BATCH_SIZE, ge=1, description="Texts embedded per batch during ingestion."
+    )
 
 
 class EdgeVectorStoreConfig(StrictModel):
@@ -50,7 +53,9 @@ class QdrantVectorStoreConfig(StrictModel):
     """A Qdrant server at ``AGRAG_QDRANT_URL``."""
 
     backend: Literal["qdrant"] = "qdrant"
-    collection_prefix: str = Field("agrag", pattern=r"^[A-Za-z0-9_-]+$", description="Collection name prefix.")
+    collection_prefix: str = Field(
+        defaults.QDRANT_COLLECTION_PREFIX, pattern=r"^[A-Za-z0-9_-]+$", description="Collection name prefix."
+    )
 
 
 VectorStoreConfig = Annotated[EdgeVectorStoreConfig | QdrantVectorStoreConfig, Field(discriminator="backend")]
@@ -59,9 +64,11 @@ VectorStoreConfig = Annotated[EdgeVectorStoreConfig | QdrantVectorStoreConfig, F
 class LoaderConfig(StrictModel):
     """Which files ingestion reads."""
 
-    max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Larger files are reported and skipped.")
+    max_file_bytes: int = Field(
+        defaults.LOADER_MAX_FILE_BYTES, ge=1, description="Larger files are reported and skipped."
+    )
     suffixes: tuple[str, ...] = Field(
-        (".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".csv"),
+        defaults.LOADER_SUFFIXES,
         min_length=1,
         description="File name endings read; other files are left alone (not reported).",
     )
@@ -76,9 +83,13 @@ class StructuralChunkerConfig(StrictModel):
     """Cut at headings: each section a parent chunk, its paragraphs small child chunks; tables by rows."""
 
     kind: Literal["structural"] = "structural"
-    max_chars: int = Field(1500, ge=100, description="Child chunks are cut at paragraph breaks to at most this.")
+    max_chars: int = Field(
+        defaults.STRUCTURAL_MAX_CHARS, ge=100, description="Child chunks are cut at paragraph breaks to at most this."
+    )
     section_max_chars: int = Field(
-        6000, ge=200, description="A section longer than this gets several parent chunks, each of at most this."
+        defaults.STRUCTURAL_SECTION_MAX_CHARS,
+        ge=200,
+        description="A section longer than this gets several parent chunks, each of at most this.",
     )
     table_max_rows: int = Field(30, ge=1, description="Tables with more rows are cut into chunks of this many rows.")
 
@@ -87,8 +98,12 @@ class SentenceChunkerConfig(StrictModel):
     """Whole sentences packed up to a size, within each section; tables by rows."""
 
     kind: Literal["sentence"] = "sentence"
-    max_chars: int = Field(1000, ge=100, description="Sentences are packed into chunks of at most this.")
-    overlap_sentences: int = Field(1, ge=0, description="Sentences repeated at the start of the next chunk.")
+    max_chars: int = Field(
+        defaults.SENTENCE_MAX_CHARS, ge=100, description="Sentences are packed into chunks of at most this."
+    )
+    overlap_sentences: int = Field(
+        defaults.SENTENCE_OVERLAP_SENTENCES, ge=0, description="Sentences repeated at the start of the next chunk."
+    )
     table_max_rows: int = Field(30, ge=1, description="Tables with more rows are cut into chunks of this many rows.")
 
 
@@ -96,8 +111,8 @@ class FixedChunkerConfig(StrictModel):
     """Windows of a fixed size (cut at white space), within each section; tables by rows."""
 
     kind: Literal["fixed"] = "fixed"
-    size: int = Field(1000, ge=50, description="Characters per chunk.")
-    overlap: int = Field(100, ge=0, description="Characters shared by consecutive chunks.")
+    size: int = Field(defaults.FIXED_SIZE, ge=50, description="Characters per chunk.")
+    overlap: int = Field(defaults.FIXED_OVERLAP, ge=0, description="Characters shared by consecutive chunks.")
     table_max_rows: int = Field(30, ge=1, description="Tables with more rows are cut into chunks of this many rows.")
 
     @model_validator(mode="after")
@@ -116,7 +131,9 @@ class LexicalExtractorConfig(StrictModel):
     """The offline lexical entity and relation extractor."""
 
     kind: Literal["lexical"] = "lexical"
-    min_name_length: int = Field(2, ge=1, description="Entity names shorter than this are ignored.")
+    min_name_length: int = Field(
+        defaults.LEXICAL_MIN_NAME_LENGTH, ge=1, description="Entity names shorter than this are ignored."
+    )
 
 
 class LLMExtractorConfig(StrictModel):
@@ -124,14 +141,19 @@ class LLMExtractorConfig(StrictModel):
 
     kind: Literal["llm"] = "llm"
     prompt: Literal["rich", "light"] = Field(
-        "rich",
+        defaults.LLM_EXTRACTOR_PROMPT,
         description="rich: entities with descriptions and relations with evidence; light: names, labels and triples "
         "only (fewer tokens).",
     )
     gleaning_rounds: int = Field(
-        1, ge=0, le=5, description="Extra rounds asking the LLM for what it missed; 0 asks once."
+        defaults.LLM_EXTRACTOR_GLEANING_ROUNDS,
+        ge=0,
+        le=5,
+        description="Extra rounds asking the LLM for what it missed; 0 asks once.",
     )
-    concurrency: int = Field(4, ge=1, le=64, description="Chunks sent to the LLM at the same time.")
+    concurrency: int = Field(
+        defaults.LLM_EXTRACTOR_CONCURRENCY, ge=1, le=64, description="Chunks sent to the LLM at the same time."
+    )
 
 
 class TriplesExtractorConfig(StrictModel):
@@ -209,25 +231,42 @@ class OntologyConfig(StrictModel):
 class FuzzyResolutionConfig(StrictModel):
     """Merging names that are spelled nearly alike (rapidfuzz ratios, 0-100)."""
 
-    enabled: bool = Field(True, description="Compare names that share a word.")
-    merge_threshold: float = Field(94.0, ge=0, le=100, description="A ratio at or above this merges.")
+    enabled: bool = Field(defaults.FUZZY_ENABLED, description="Compare names that share a word.")
+    merge_threshold: float = Field(
+        defaults.FUZZY_MERGE_THRESHOLD, ge=0, le=100, description="A ratio at or above this merges."
+    )
     candidate_threshold: float = Field(
-        85.0, ge=0, le=100, description="A ratio at or above this (and below the merge threshold) is a near miss."
+        defaults.FUZZY_CANDIDATE_THRESHOLD,
+        ge=0,
+        le=100,
+        description="A ratio at or above this (and below the merge threshold) is a near miss.",
     )
 
 
 class EmbeddingResolutionConfig(StrictModel):
     """Merging near misses whose name-and-description embeddings agree."""
 
-    enabled: bool = Field(True, description="Embed near misses and merge those at or above the threshold.")
-    threshold: float = Field(0.9, ge=0, le=1, description="Cosine similarity at or above which a near miss merges.")
+    enabled: bool = Field(
+        defaults.EMBEDDING_RESOLUTION_ENABLED,
+        description="Embed near misses and merge those at or above the threshold.",
+    )
+    threshold: float = Field(
+        defaults.EMBEDDING_RESOLUTION_THRESHOLD,
+        ge=0,
+        le=1,
+        description="Cosine similarity at or above which a near miss merges.",
+    )
 
 
 class LLMResolutionConfig(StrictModel):
     """Asking the LLM (AGRAG_LLM_*) whether two remaining near misses are the same thing."""
 
-    enabled: bool = Field(False, description="Ask the LLM a yes/no question per near-miss pair.")
-    max_pairs: int = Field(50, ge=0, description="The most pairs asked per run; the rest stay candidates.")
+    enabled: bool = Field(
+        defaults.LLM_RESOLUTION_ENABLED, description="Ask the LLM a yes/no question per near-miss pair."
+    )
+    max_pairs: int = Field(
+        defaults.LLM_RESOLUTION_MAX_PAIRS, ge=0, description="The most pairs asked per run; the rest stay candidates."
+    )
 
 
 class ResolutionConfig(StrictModel):
@@ -242,17 +281,30 @@ class CommunityConfig(StrictModel):
     """Hierarchical Leiden communities of the entity graph, and their reports."""
 
     enabled: bool = Field(True, description="Detect communities and write their reports after each ingest.")
-    max_levels: int = Field(3, ge=1, le=6, description="The deepest level of the hierarchy (levels count from 0).")
-    max_cluster_size: int = Field(
-        12, ge=2, description="A community larger than this is split again at the next level."
+    max_levels: int = Field(
+        defaults.COMMUNITY_MAX_LEVELS,
+        ge=1,
+        le=6,
+        description="The deepest level of the hierarchy (levels count from 0).",
     )
-    min_size: int = Field(2, ge=2, description="Communities smaller than this are not kept.")
-    resolution: float = Field(1.0, gt=0, description="Leiden's resolution: higher gives more, smaller communities.")
-    seed: int = Field(0, description="Leiden's random seed, so the same graph gives the same communities.")
+    max_cluster_size: int = Field(
+        defaults.COMMUNITY_MAX_CLUSTER_SIZE,
+        ge=2,
+        description="A community larger than this is split again at the next level.",
+    )
+    min_size: int = Field(defaults.COMMUNITY_MIN_SIZE, ge=2, description="Communities smaller than this are not kept.")
+    resolution: float = Field(
+        defaults.COMMUNITY_RESOLUTION, gt=0, description="Leiden's resolution: higher gives more, smaller communities."
+    )
+    seed: int = Field(
+        defaults.COMMUNITY_SEED, description="Leiden's random seed, so the same graph gives the same communities."
+    )
     reports: Literal["auto", "llm", "extractive"] = Field(
         "auto", description="auto: LLM reports when AGRAG_LLM_BASE_URL is set, extractive ones otherwise."
     )
-    report_sentences: int = Field(3, ge=1, le=10, description="Sentences in an extractive report's summary.")
+    report_sentences: int = Field(
+        defaults.COMMUNITY_REPORT_SENTENCES, ge=1, le=10, description="Sentences in an extractive report's summary."
+    )
 
 
 class IngestConfig(StrictModel):

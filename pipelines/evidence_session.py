@@ -27,7 +27,6 @@ from agrag.components.data_models.evidence import (
     FetchResult,
 )
 from agrag.components.data_models.evidence_id import EvidenceId
-from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
@@ -207,12 +206,9 @@ class EvidenceSession:
         )
         embedding = Embedding(tuple(self.embedder.embed_batch([query])[0]))
         out = retriever.run(query=query, query_embedding=embedding, filters=filters)
-        status = out["status"]
-        if isinstance(status, MethodStatus) and not status.ok:
-            raise EvidenceError(f"Entity search failed: {status.error}")
-        results = out["results"]
-        assert isinstance(results, list)  # the retriever's declared output
-        return self._entity_evidence([r.item.id for r in results])
+        if not out["status"].ok:
+            raise EvidenceError(f"Entity search failed: {out['status'].error}")
+        return self._entity_evidence([r.item.id for r in out["results"]])
 
     def explore(
         self, entity: str, depth: int = 1, relation_types: Sequence[str] | None = None, limit: int = 50

@@ -1,39 +1,20 @@
-"""The config model of a retrieval recipe (``conf/recipe``): its methods, steps, re-ranker and limits."""
+"""The config model of a retrieval recipe (``conf/recipe``): its methods, steps, re-ranker and limits.
+
+``RetrievalMethod`` and ``Reranker`` live in ``components/data_models`` (components name their results with them)
+and are re-exported here, where recipes have always imported them from.
+"""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from agrag.components.errors import UnknownRecipeMethodError
+from agrag.components import defaults
+from agrag.components.data_models.retrieval_method import Reranker, RetrievalMethod
 from agrag.pipelines.strict_model import StrictModel
 
-
-class RetrievalMethod(StrEnum):
-    """The search methods a recipe can run."""
-
-    ENTITY = "entity"
-    CHUNK = "chunk"
-    COMMUNITY = "community"
-    TEXT2CYPHER = "text2cypher"
-    PPR = "ppr"
-
-    @classmethod
-    def from_str(cls, value: str, recipe: str | None = None) -> RetrievalMethod:
-        """Parse a method name; an unknown name raises ``UnknownRecipeMethodError`` listing the valid ones."""
-        try:
-            return cls(value)
-        except ValueError:
-            raise UnknownRecipeMethodError(str(value), [m.value for m in cls], recipe) from None
-
-
-class Reranker(StrEnum):
-    """How a recipe re-orders the fused candidates."""
-
-    CROSS_ENCODER = "cross_encoder"
-    NODE_DISTANCE = "node_distance"
+__all__ = ["RecipeConfig", "Reranker", "RetrievalMethod"]
 
 
 class RecipeConfig(StrictModel):
@@ -63,12 +44,15 @@ class RecipeConfig(StrictModel):
     min_score: float | None = Field(
         None, description="Drop results the reranker scores below this; unset uses RETRIEVAL_RERANKER_MIN_SCORE."
     )
-    limit: int = Field(10, ge=1, le=1000, description="The most results returned.")
+    limit: int = Field(defaults.RECIPE_LIMIT, ge=1, le=1000, description="The most results returned.")
     community_expand: bool = Field(
         False, description="Fuse in the reports of the communities that overlap the entities found."
     )
     community_top_k: int = Field(
-        3, ge=0, le=100, description="Reports to add, and the slots they keep after a cross_encoder re-rank."
+        defaults.RECIPE_COMMUNITY_TOP_K,
+        ge=0,
+        le=100,
+        description="Reports to add, and the slots they keep after a cross_encoder re-rank.",
     )
 
     @field_validator("methods", mode="before")

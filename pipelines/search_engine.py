@@ -15,9 +15,11 @@ from haystack.core.errors import PipelineRuntimeError
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.resolution import ResolutionCandidate
+from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
+from agrag.components.data_models.traversal_direction import TraversalDirection
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import AllRetrievalMethodsFailedError, FilterNotHonouredError, RetrievalError
 from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
@@ -203,18 +205,15 @@ class SearchEngine:
             self.store.entities, top_k=1, ids_of_documents=graph.entity_ids_of_documents, graph=graph
         )
         out = await asyncio.to_thread(lookup.run, query=name, query_embedding=embedding, filters=filters)
-        status = out["status"]
-        if isinstance(status, MethodStatus) and not status.ok:
-            raise RetrievalError(f"Entity search for {name!r} failed: {status.error}")
-        hits = out["results"]
-        assert isinstance(hits, list)  # the retriever's declared output
-        return next((r.item for r in hits if isinstance(r.item, Entity)), None)
+        if not out["status"].ok:
+            raise RetrievalError(f"Entity search for {name!r} failed: {out['status'].error}")
+        return next((r.item for r in out["results"] if isinstance(r.item, Entity)), None)
 
     async def traverse(
         self,
         seed: str,
         relation_type: str | None = None,
-        direction: str = "both",
+        direction: TraversalDirection | str = TraversalDirection.BOTH,
         depth: int = 1,
         limit: int = 20,
     ) -> list[SearchResult]:
@@ -224,7 +223,7 @@ class SearchEngine:
             RetrievalError: ``seed`` is no entity id and no name that resolves to one, or an unknown direction.
         """
         entity = await self._resolve_seed(seed)
-        walker = GraphBfsExpander(self.store.graph, per_hop=self.settings.traversal_per_hop, method="traverse")
+        walker = GraphBfsExpander(self.store.graph, per_hop=self.settings.traversal_per_hop, method=SearchStep.TRAVERSE)
         types = [relation_type] if relation_type else None
         return walker.walk([entity.id], types, direction=direction, depth=depth, limit=limit)
 

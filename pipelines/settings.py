@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agrag.components import defaults
 from agrag.components.errors import ConfigError
 from agrag.components.loaders.files_root import check_files_root
 
@@ -132,15 +133,24 @@ class RetrievalSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="RETRIEVAL_", env_file=".env", extra="ignore", frozen=True)
 
-    rrf_k: int = Field(60, ge=1, description="The k of Reciprocal Rank Fusion: 1 / (k + rank).")
+    rrf_k: int = Field(defaults.RRF_K, ge=1, description="The k of Reciprocal Rank Fusion: 1 / (k + rank).")
     ppr_damping: float = Field(
-        0.5, gt=0, lt=1, description="The ppr method's walk: the chance of following an edge rather than restarting."
+        defaults.PPR_DAMPING,
+        gt=0,
+        lt=1,
+        description="The ppr method's walk: the chance of following an edge rather than restarting.",
     )
     ppr_temperature: float = Field(
-        0.1, gt=0, description="The ppr method: lower values let query similarity outweigh the walk more."
+        defaults.PPR_TEMPERATURE,
+        gt=0,
+        description="The ppr method: lower values let query similarity outweigh the walk more.",
     )
-    traversal_depth: int = Field(2, ge=1, le=5, description="Hops of a recipe's graph walk when bfs_depth is unset.")
-    traversal_per_hop: int = Field(20, ge=1, description="The most relations a graph walk follows per hop.")
+    traversal_depth: int = Field(
+        defaults.TRAVERSAL_DEPTH, ge=1, le=5, description="Hops of a recipe's graph walk when bfs_depth is unset."
+    )
+    traversal_per_hop: int = Field(
+        defaults.TRAVERSAL_PER_HOP, ge=1, description="The most relations a graph walk follows per hop."
+    )
     reranker_min_score: float | None = Field(
         None, description="Drop results a reranker scores below this, when a recipe sets no min_score."
     )

@@ -35,6 +35,12 @@ hypothesis_settings.load_profile("agrag")
 from agrag.components.embedders.sentence_transformers_text_embedder import (  # noqa: E402
     SentenceTransformersTextEmbedder,
 )
+from tests.support.fast_loop import (  # noqa: E402, F401 - pytest reads the hooks and the guard from this module
+    _fast_guard,
+    pytest_addoption,
+    pytest_collection_modifyitems,
+    pytest_configure,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "acme_notes"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from haystack import component
 
+from agrag.components import defaults
 from agrag.components.chunkers.document_sections import Span, TextBlock, chunk_text_blocks, last_space, trim
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.loaded_document import LoadedDocument
 
@@ -55,11 +57,19 @@ class FixedSizeChunker:
         ```
     """
 
-    def __init__(self, size: int = 1000, overlap: int = 100, table_max_rows: int = 30) -> None:
+    def __init__(
+        self,
+        size: int = defaults.FIXED_SIZE,
+        overlap: int = defaults.FIXED_OVERLAP,
+        table_max_rows: int = defaults.TABLE_MAX_ROWS,
+    ) -> None:
         if size < 1 or table_max_rows < 1 or not 0 <= overlap < size:
-            raise ValueError(
+            raise ComponentConfigError(
+                "FixedSizeChunker",
                 f"size and table_max_rows must be at least 1 and overlap in [0, size), got size={size}, "
-                f"overlap={overlap}, table_max_rows={table_max_rows}."
+                f"overlap={overlap}, table_max_rows={table_max_rows}",
+                "Fix ingest.chunker.size, overlap or table_max_rows (or a plan rule's chunker_options): overlap must "
+                "be smaller than size.",
             )
         self.size = size
         self.overlap = overlap

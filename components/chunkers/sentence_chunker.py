@@ -6,7 +6,9 @@ import re
 
 from haystack import component
 
+from agrag.components import defaults
 from agrag.components.chunkers.document_sections import Span, TextBlock, chunk_text_blocks, cut_at_spaces, trim
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.loaded_document import LoadedDocument
 
@@ -85,11 +87,18 @@ class SentenceChunker:
         ```
     """
 
-    def __init__(self, max_chars: int = 1000, overlap_sentences: int = 1, table_max_rows: int = 30) -> None:
+    def __init__(
+        self,
+        max_chars: int = defaults.SENTENCE_MAX_CHARS,
+        overlap_sentences: int = defaults.SENTENCE_OVERLAP_SENTENCES,
+        table_max_rows: int = defaults.TABLE_MAX_ROWS,
+    ) -> None:
         if max_chars < 1 or overlap_sentences < 0 or table_max_rows < 1:
-            raise ValueError(
+            raise ComponentConfigError(
+                "SentenceChunker",
                 f"max_chars and table_max_rows must be at least 1 and overlap_sentences at least 0, got {max_chars}, "
-                f"{table_max_rows} and {overlap_sentences}."
+                f"{table_max_rows} and {overlap_sentences}",
+                "Fix ingest.chunker.max_chars, table_max_rows or overlap_sentences (or a plan rule's chunker_options).",
             )
         self.max_chars = max_chars
         self.overlap_sentences = overlap_sentences

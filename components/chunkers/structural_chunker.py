@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from haystack import component
 
+from agrag.components import defaults
 from agrag.components.chunkers.document_sections import (
     ChunkDraft,
     Section,
@@ -18,6 +19,7 @@ from agrag.components.chunkers.document_sections import (
     table_drafts,
     trim,
 )
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import SECTION_CHUNK, Chunk
 from agrag.components.data_models.document_structure import TableRegion
 from agrag.components.data_models.loaded_document import LoadedDocument
@@ -70,11 +72,19 @@ class StructuralChunker:
         ```
     """
 
-    def __init__(self, max_chars: int = 1000, section_max_chars: int = 6000, table_max_rows: int = 30) -> None:
+    def __init__(
+        self,
+        max_chars: int = defaults.STRUCTURAL_MAX_CHARS,
+        section_max_chars: int = defaults.STRUCTURAL_SECTION_MAX_CHARS,
+        table_max_rows: int = defaults.TABLE_MAX_ROWS,
+    ) -> None:
         if max_chars < 1 or section_max_chars < 1 or table_max_rows < 1:
-            raise ValueError(
+            raise ComponentConfigError(
+                "StructuralChunker",
                 f"max_chars, section_max_chars and table_max_rows must be at least 1, got {max_chars}, "
-                f"{section_max_chars} and {table_max_rows}."
+                f"{section_max_chars} and {table_max_rows}",
+                "Set ingest.chunker.max_chars, section_max_chars and table_max_rows (or a plan rule's "
+                "chunker_options) to positive numbers.",
             )
         self.max_chars = max_chars
         self.section_max_chars = section_max_chars

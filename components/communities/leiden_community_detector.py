@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 import igraph  # type: ignore[import-untyped]
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.community import Community, community_id_for
 
 _IGRAPH_RNG_LOCK = threading.Lock()
@@ -71,11 +73,11 @@ class LeidenCommunityDetector:
 
     def __init__(
         self,
-        max_levels: int = 3,
-        max_cluster_size: int = 12,
-        min_size: int = 2,
-        resolution: float = 1.0,
-        seed: int = 0,
+        max_levels: int = defaults.COMMUNITY_MAX_LEVELS,
+        max_cluster_size: int = defaults.COMMUNITY_MAX_CLUSTER_SIZE,
+        min_size: int = defaults.COMMUNITY_MIN_SIZE,
+        resolution: float = defaults.COMMUNITY_RESOLUTION,
+        seed: int = defaults.COMMUNITY_SEED,
     ) -> None:
         """Check and store the settings.
 
@@ -87,16 +89,20 @@ class LeidenCommunityDetector:
             seed: Leiden's random seed.
 
         Raises:
-            ValueError: A setting is out of range.
+            ComponentConfigError: A setting is out of range.
         """
-        if max_levels < 1:
-            raise ValueError(f"max_levels must be at least 1, got {max_levels}.")
-        if max_cluster_size < 2:
-            raise ValueError(f"max_cluster_size must be at least 2, got {max_cluster_size}.")
-        if min_size < 1:
-            raise ValueError(f"min_size must be at least 1, got {min_size}.")
-        if not 0 < resolution < math.inf:
-            raise ValueError(f"resolution must be a positive number, got {resolution}.")
+        for key, value, valid, wanted in (
+            ("max_levels", max_levels, max_levels >= 1, "at least 1"),
+            ("max_cluster_size", max_cluster_size, max_cluster_size >= 2, "at least 2"),
+            ("min_size", min_size, min_size >= 1, "at least 1"),
+            ("resolution", resolution, 0 < resolution < math.inf, "a positive number"),
+        ):
+            if not valid:
+                raise ComponentConfigError(
+                    "LeidenCommunityDetector",
+                    f"{key} must be {wanted}, got {value}",
+                    f"Set ingest.communities.{key} to {wanted}.",
+                )
         self.max_levels = max_levels
         self.max_cluster_size = max_cluster_size
         self.min_size = min_size

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.search_result import SearchResult
 
 
@@ -17,9 +19,11 @@ class LimitCutter:
         ```
     """
 
-    def __init__(self, limit: int = 10) -> None:
+    def __init__(self, limit: int = defaults.RECIPE_LIMIT) -> None:
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}.")
+            raise ComponentConfigError(
+                "LimitCutter", f"limit must be at least 1, got {limit}", "Set the recipe's limit to 1 or more."
+            )
         self.limit = limit
 
     @component.output_types(results=list[SearchResult])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from agrag.components.data_models.closed_set import ClosedSet
 from agrag.components.data_models.immutable import Immutable
 
 
@@ -22,6 +23,18 @@ class Finding(Immutable):
     explanation: str = ""
 
 
+class ReportMethod(ClosedSet):
+    """How a community report was written: by an LLM, or extracted from the members' source sentences."""
+
+    LLM = "llm"
+    EXTRACTIVE = "extractive"
+
+    @classmethod
+    def what(cls) -> str:
+        """In words, for error messages."""
+        return "community report method"
+
+
 @dataclass(frozen=True, slots=True)
 class CommunityReport(Immutable):
     """What a community is about.
@@ -31,14 +44,14 @@ class CommunityReport(Immutable):
         summary: A paragraph (for an extractive report, its most representative source sentences).
         rating: Importance from 0 to 10.
         findings: Key points, each with an explanation.
-        method: ``llm`` or ``extractive``.
+        method: A ``ReportMethod`` value, ``llm`` or ``extractive`` (a plain string when read from a store).
     """
 
     title: str
     summary: str
     rating: float
     findings: tuple[Finding, ...] = ()
-    method: str = "extractive"
+    method: str = ReportMethod.EXTRACTIVE
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agrag.components.data_models.closed_set import ClosedSet
 from agrag.components.data_models.extraction import Extraction
 
-MERGED = "merged"
-KEPT_APART = "kept_apart"
+
+class MergeOutcome(ClosedSet):
+    """What resolution decided about two look-alike entities."""
+
+    MERGED = "merged"
+    KEPT_APART = "kept_apart"
+
+    @classmethod
+    def what(cls) -> str:
+        """In words, for error messages."""
+        return "merge decision"
+
+
+class ResolutionRule(ClosedSet):
+    """The rule that found two entities alike (see ``EntityResolver``)."""
+
+    LABEL = "label"  # same name, an untyped label folded into a typed one
+    FUZZY = "fuzzy"
+    ACRONYM = "acronym"
+    EMBEDDING = "embedding"
+    LLM = "llm"
+    HOMONYM = "homonym"
+
+    @classmethod
+    def what(cls) -> str:
+        """In words, for error messages."""
+        return "resolution rule"
+
+
+MERGED = MergeOutcome.MERGED  # the names the merge log's readers have always imported
+KEPT_APART = MergeOutcome.KEPT_APART
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,9 +51,9 @@ class MergeDecision:
     Attributes:
         member_id: The entity that was merged (or kept apart).
         resolved_id: The entity it became (or was compared with).
-        decision: ``merged`` or ``kept_apart``.
-        rule: ``label`` (same name, an untyped label folded into a typed one), ``fuzzy``, ``embedding``, ``llm``
-            or ``homonym``.
+        decision: A ``MergeOutcome`` value: ``merged`` or ``kept_apart``.
+        rule: A ``ResolutionRule`` value: ``label`` (same name, an untyped label folded into a typed one),
+            ``fuzzy``, ``acronym``, ``embedding``, ``llm`` or ``homonym``.
         score: The rule's score (a rapidfuzz ratio 0-100, a cosine, or 1.0 for a yes from the LLM).
         reason: The decision in words, for the log.
     """

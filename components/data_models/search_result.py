@@ -26,7 +26,8 @@ class SearchResult(Immutable):
     Attributes:
         item: The entity, chunk, relation, community (with its report) or text2cypher row found.
         score: The score of the step that ranked it last (a similarity, then an RRF score after fusion).
-        method: The method that found it (after fusion: the one that ranked it best).
+        method: The method that found it (after fusion: the one that ranked it best): a ``RetrievalMethod`` or
+            ``SearchStep`` value (a ``str``, so a user's own component can name itself).
         methods: Every method that found it, best first.
         parent: For a child chunk, the section chunk it was cut from, so the whole passage can be shown.
     """

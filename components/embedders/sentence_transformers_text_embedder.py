@@ -9,11 +9,13 @@ from typing import Any
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import EmbeddingError
 
-BUNDLED_MODEL = "all-MiniLM-L6-v2"
+BUNDLED_MODEL = defaults.EMBEDDER_MODEL
 
 _MODELS: dict[tuple[str, str], Any] = {}
 _MODELS_LOCK = threading.Lock()
@@ -70,13 +72,17 @@ class SentenceTransformersTextEmbedder:
     def __init__(
         self,
         model: str = BUNDLED_MODEL,
-        device: str = "cpu",
-        batch_size: int = 64,
+        device: str = defaults.EMBEDDER_DEVICE,
+        batch_size: int = defaults.EMBEDDER_BATCH_SIZE,
         progress_bar: bool = False,
         cache: SqliteEmbeddingCache | None = None,
     ) -> None:
         if batch_size < 1:
-            raise EmbeddingError(f"embedder.batch_size must be at least 1, got {batch_size}.")
+            raise ComponentConfigError(
+                "SentenceTransformersTextEmbedder",
+                f"batch_size must be at least 1, got {batch_size}",
+                "Set embedder.batch_size to 1 or more.",
+            )
         self.model = model
         self.device = device
         self.batch_size = batch_size

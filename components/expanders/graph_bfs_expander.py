@@ -8,12 +8,15 @@ from dataclasses import replace
 
 from haystack import component
 
+from agrag.components import defaults
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_output import WalkOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
+from agrag.components.data_models.traversal_direction import TraversalDirection
 from agrag.components.retrievers.chunk_parents import parents_of
 from agrag.components.retrievers.filter_conditions import payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
@@ -57,8 +60,8 @@ class GraphBfsExpander:
     def __init__(
         self,
         graph: GraphStore,
-        depth: int = 2,
-        per_hop: int = 20,
+        depth: int = defaults.TRAVERSAL_DEPTH,
+        per_hop: int = defaults.TRAVERSAL_PER_HOP,
         limit: int = 50,
         seeds: int = 5,
         *,
@@ -82,7 +85,7 @@ class GraphBfsExpander:
         depth: int | None = None,
         query_embedding: Embedding | None = None,
         filters: SearchFilters | None = None,
-    ) -> dict[str, object]:
+    ) -> WalkOutput:
         """Walk the graph from the entity hits of ``results``.
 
         Args:
@@ -108,40 +111,46 @@ class GraphBfsExpander:
                 return []
             walked = self.limit if not with_passages else max(self.limit, WALK_CANDIDATES)
             documents = filters.document_ids if filters is not None and filters.document_ids else None
-            steps = self._steps(seed_ids, relation_types, "both", depth, walked, documents=documents)
+            steps = self._steps(seed_ids, relation_types, TraversalDirection.BOTH, depth, walked, documents=documents)
             if with_passages and query_embedding is not None:
                 passages.extend(self._passages(seed_ids, steps, query_embedding, filters))
             return self._ranked(seed_ids, steps, self.limit, filters)
 
         out = guarded_run(self.method, search)
         status = out["status"]
-        if isinstance(status, MethodStatus) and status.ok:
-            out["passages"] = passages
-            out["status"] = replace(status, count=status.count + len(passages))
-        else:
-            out["passages"] = []
-        return out
+        if not status.ok:
+            return {"results": out["results"], "passages": [], "status": status}
+        return {
+            "results": out["results"],
+            "passages": passages,
+            "status": replace(status, count=status.count + len(passages)),
+        }
 
     def walk(
         self,
         seed_ids: Sequence[str],
         relation_types: Sequence[str] | None = None,
         *,
-        direction: str = "both",
+        direction: TraversalDirection | str = TraversalDirection.BOTH,
         depth: int | None = None,
         limit: int | None = None,
     ) -> list[SearchResult]:
-        """Walk from ``seed_ids``: the relations and entities reached, nearest first; raises on a store failure."""
+        """Walk from ``seed_ids``: the relations and entities reached, nearest first; raises on a store failure.
+
+        Raises:
+            UnknownTraversalDirectionError: ``direction`` is not ``both``, ``out`` or ``in``.
+        """
+        way = TraversalDirection.from_str(direction)
         limit = self.limit if limit is None else limit
         if not seed_ids or limit <= 0:
             return []
-        return self._ranked(seed_ids, self._steps(seed_ids, relation_types, direction, depth, limit), limit)
+        return self._ranked(seed_ids, self._steps(seed_ids, relation_types, way, depth, limit), limit)
 
     def _steps(
         self,
         seed_ids: Sequence[str],
         relation_types: Sequence[str] | None,
-        direction: str,
+        direction: TraversalDirection,
         depth: int | None,
         limit: int,
         *,

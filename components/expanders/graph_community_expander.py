@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import time
-
 from haystack import component
 
+from agrag.components import defaults
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
+from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.stores.graph_store import GraphStore
 
-METHOD = "community_expand"
+METHOD = SearchStep.COMMUNITY_EXPAND
 
 
 @component
@@ -30,18 +32,21 @@ class GraphCommunityExpander:
         ```
     """
 
-    def __init__(self, graph: GraphStore, top_k: int = 3) -> None:
+    def __init__(self, graph: GraphStore, top_k: int = defaults.RECIPE_COMMUNITY_TOP_K) -> None:
         self.graph = graph
         self.top_k = top_k
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, results: list[SearchResult], filters: SearchFilters | None = None) -> dict[str, object]:
+    def run(self, results: list[SearchResult], filters: SearchFilters | None = None) -> MethodOutput:
         """The reports of up to ``top_k`` communities overlapping the entity results, best first.
 
         ``filters.properties`` keep only the communities whose stored fields match (a property communities do not
-        store matches none). A document filter is refused before this step runs (see ``filter_support``).
+        store matches none). A document filter is refused before this step runs (see ``filter_support``). A failure
+        (of the store, or of the filters) is reported in ``status`` and adds nothing, so the search still returns.
         """
-        started = time.perf_counter()
+        return guarded_run(METHOD, lambda: self._reports(results, filters))
+
+    def _reports(self, results: list[SearchResult], filters: SearchFilters | None) -> list[SearchResult]:
         found = {r.item.id for r in results if isinstance(r.item, Entity)}
         ranked: list[tuple[tuple[int, int, int, float], Community]] = []
         if found and self.top_k:
@@ -52,9 +57,7 @@ class GraphCommunityExpander:
                     ranked.append((key, community))
         ranked.sort(key=lambda row: (row[0], row[1].id))
         chosen = [c for _, c in ranked[: self.top_k]]
-        out = [SearchResult(c, 1.0 / (1 + rank), METHOD, (METHOD,)) for rank, c in enumerate(chosen)]
-        elapsed = (time.perf_counter() - started) * 1000
-        return {"results": out, "status": MethodStatus(METHOD, ok=True, count=len(out), elapsed_ms=elapsed)}
+        return [SearchResult(c, 1.0 / (1 + rank), METHOD, (METHOD,)) for rank, c in enumerate(chosen)]
 
 
 def _matches(community: Community, filters: SearchFilters | None) -> bool:

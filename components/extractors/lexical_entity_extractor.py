@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity, entity_id_for, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
@@ -160,7 +162,13 @@ class LexicalEntityExtractor:
         ```
     """
 
-    def __init__(self, min_name_length: int = 2) -> None:
+    def __init__(self, min_name_length: int = defaults.LEXICAL_MIN_NAME_LENGTH) -> None:
+        if min_name_length < 1:
+            raise ComponentConfigError(
+                "LexicalEntityExtractor",
+                f"min_name_length must be at least 1, got {min_name_length}",
+                "Set ingest.extractor.min_name_length to 1 or more.",
+            )
         self.min_name_length = min_name_length
 
     @component.output_types(extraction=Extraction)

@@ -10,13 +10,15 @@ from typing import Any
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity, entity_id_for, normalize_name
 from agrag.components.data_models.extraction import ChunkFailure, Extraction, Mention
 from agrag.components.data_models.llm_estimate import CHARS_PER_TOKEN, LLMEstimate
 from agrag.components.data_models.ontology import Ontology
 from agrag.components.data_models.relation import Relation, relation_id_for
-from agrag.components.errors import ConfigError, LLMError
+from agrag.components.errors import LLMError
 from agrag.components.extractors.extraction_prompts import (
     PromptStyle,
     extraction_messages,
@@ -141,9 +143,9 @@ class LLMEntityExtractor:
         self,
         client: OpenAIChatClient,
         ontology: Ontology,
-        prompt: str = "rich",
-        gleaning_rounds: int = 1,
-        concurrency: int = 4,
+        prompt: str = defaults.LLM_EXTRACTOR_PROMPT,
+        gleaning_rounds: int = defaults.LLM_EXTRACTOR_GLEANING_ROUNDS,
+        concurrency: int = defaults.LLM_EXTRACTOR_CONCURRENCY,
         *,
         progress: Callable[[int], None] | None = None,
     ) -> None:
@@ -159,12 +161,27 @@ class LLMEntityExtractor:
             progress: Called with 1 after each chunk sent to the LLM is done (in the calling thread).
 
         Raises:
-            ConfigError: an unknown prompt, negative gleaning rounds or a concurrency below 1.
+            ComponentConfigError: an unknown prompt, negative gleaning rounds or a concurrency below 1.
         """
+        if prompt not in {style.value for style in PromptStyle}:
+            valid = ", ".join(style.value for style in PromptStyle)
+            raise ComponentConfigError(
+                "LLMEntityExtractor",
+                f"Unknown extraction prompt {prompt!r}",
+                f"Set ingest.extractor.prompt to one of: {valid}.",
+            )
         if gleaning_rounds < 0:
-            raise ConfigError(f"gleaning_rounds must be 0 or more, not {gleaning_rounds}.")
+            raise ComponentConfigError(
+                "LLMEntityExtractor",
+                f"gleaning_rounds must be 0 or more, not {gleaning_rounds}",
+                "Set ingest.extractor.gleaning_rounds to 0 (ask once) or more.",
+            )
         if concurrency < 1:
-            raise ConfigError(f"concurrency must be 1 or more, not {concurrency}.")
+            raise ComponentConfigError(
+                "LLMEntityExtractor",
+                f"concurrency must be 1 or more, not {concurrency}",
+                "Set ingest.extractor.concurrency to 1 or more.",
+            )
         self.client = client
         self.ontology = ontology
         self.prompt = PromptStyle.from_str(prompt)

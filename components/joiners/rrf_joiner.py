@@ -9,6 +9,8 @@ from dataclasses import replace
 from haystack import component
 from haystack.core.component.types import Variadic
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.search_result import SearchResult
 
 
@@ -60,9 +62,11 @@ class RRFJoiner:
         ```
     """
 
-    def __init__(self, k: int = 60) -> None:
+    def __init__(self, k: int = defaults.RRF_K) -> None:
         if k < 1:
-            raise ValueError(f"RRF k must be at least 1, got {k}.")
+            raise ComponentConfigError(
+                "RRFJoiner", f"RRF k must be at least 1, got {k}", "Set RETRIEVAL_RRF_K to 1 or more (60 is usual)."
+            )
         self.k = k
 
     @component.output_types(results=list[SearchResult])

@@ -9,9 +9,10 @@ from pathlib import Path, PurePosixPath
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.document import Document, content_version, document_id_for, printable_path
 from agrag.components.data_models.loaded_document import LoadedDocument
-from agrag.components.errors import ConfigError
 from agrag.components.loaders.csv_parser import parse_csv
 from agrag.components.loaders.file_failure import FileFailure, UnreadableFileError
 from agrag.components.loaders.files_root import check_files_root, checked_folder, folder_key, source_folder
@@ -37,7 +38,7 @@ TEXT_PARSERS: dict[str, TextParser] = {
 }
 BYTES_PARSERS: dict[str, BytesParser] = {".html": parse_html, ".htm": parse_html, ".pdf": parse_pdf}
 SUFFIXES = (*TEXT_PARSERS, *BYTES_PARSERS)
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+DEFAULT_MAX_BYTES = defaults.LOADER_MAX_FILE_BYTES
 MAX_LISTED_ENTRIES = 100_000
 """The most files and folders one listing of a folder walks; more is ``ListingTooLargeError`` before any read."""
 
@@ -73,7 +74,7 @@ class FolderLoader:
         ```
     """
 
-    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, suffixes: Sequence[str] = SUFFIXES) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, suffixes: Sequence[str] = defaults.LOADER_SUFFIXES) -> None:
         """Check and store the settings.
 
         Args:
@@ -81,14 +82,20 @@ class FolderLoader:
             suffixes: The file name endings to read, each one of ``SUFFIXES`` (``ingest.loader.suffixes``).
 
         Raises:
-            ConfigError: ``max_bytes`` is below 1, or a suffix has no parser.
+            ComponentConfigError: ``max_bytes`` is below 1, or a suffix has no parser.
         """
         if max_bytes < 1:
-            raise ConfigError(f"ingest.loader.max_file_bytes must be at least 1, not {max_bytes}.")
+            raise ComponentConfigError(
+                "FolderLoader",
+                f"max_bytes must be at least 1, not {max_bytes}",
+                "Set ingest.loader.max_file_bytes to 1 or more.",
+            )
         wanted = tuple(s.lower() if s.startswith(".") else f".{s.lower()}" for s in suffixes)
         if unknown := sorted(set(wanted) - set(SUFFIXES)):
-            raise ConfigError(
-                f"No loader reads {', '.join(unknown)} files. Valid ingest.loader.suffixes: {', '.join(SUFFIXES)}."
+            raise ComponentConfigError(
+                "FolderLoader",
+                f"No loader reads {', '.join(unknown)} files",
+                f"Valid ingest.loader.suffixes: {', '.join(SUFFIXES)}.",
             )
         self.max_bytes = max_bytes
         self.suffixes = wanted

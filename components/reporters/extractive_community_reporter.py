@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import TABLE_CHUNK, Chunk
-from agrag.components.data_models.community import Community, CommunityReport, Finding
+from agrag.components.data_models.community import Community, CommunityReport, Finding, ReportMethod
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.relation import Relation
 
@@ -254,7 +256,7 @@ class ExtractiveCommunityReporter:
         ```
     """
 
-    def __init__(self, sentences: int = 3, findings: int = 5) -> None:
+    def __init__(self, sentences: int = defaults.COMMUNITY_REPORT_SENTENCES, findings: int = 5) -> None:
         """Check and store the settings.
 
         Args:
@@ -262,12 +264,18 @@ class ExtractiveCommunityReporter:
             findings: How many members get a finding.
 
         Raises:
-            ValueError: A setting is out of range.
+            ComponentConfigError: A setting is out of range.
         """
         if sentences < 1:
-            raise ValueError(f"sentences must be at least 1, got {sentences}.")
+            raise ComponentConfigError(
+                "ExtractiveCommunityReporter",
+                f"sentences must be at least 1, got {sentences}",
+                "Set ingest.communities.report_sentences to 1 or more.",
+            )
         if findings < 0:
-            raise ValueError(f"findings must be at least 0, got {findings}.")
+            raise ComponentConfigError(
+                "ExtractiveCommunityReporter", f"findings must be at least 0, got {findings}", "Pass 0 or more."
+            )
         self.sentences = sentences
         self.findings = findings
 
@@ -317,5 +325,5 @@ class ExtractiveCommunityReporter:
             summary=join_sentences(evidence.sentences[: self.sentences]),
             rating=rating,
             findings=tuple(findings),
-            method="extractive",
+            method=ReportMethod.EXTRACTIVE,
         )

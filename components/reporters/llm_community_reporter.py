@@ -11,8 +11,9 @@ from typing import Any
 
 from haystack import component
 
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
-from agrag.components.data_models.community import Community, CommunityReport, Finding
+from agrag.components.data_models.community import Community, CommunityReport, Finding, ReportMethod
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.relation import Relation
 from agrag.components.errors import LLMError
@@ -125,7 +126,9 @@ def parse_report(data: dict[str, Any]) -> CommunityReport:
     Raises:
         LLMError: the answer lacks a title, summary or numeric rating, or has malformed findings.
     """
-    return CommunityReport(_text(data, "title"), _text(data, "summary"), _rating(data), _findings(data), "llm")
+    return CommunityReport(
+        _text(data, "title"), _text(data, "summary"), _rating(data), _findings(data), ReportMethod.LLM
+    )
 
 
 @component
@@ -166,12 +169,18 @@ class LLMCommunityReporter:
             progress: Called with 1 after each community's answer (for a progress bar), from the calling thread.
 
         Raises:
-            ValueError: A setting is out of range.
+            ComponentConfigError: A setting is out of range.
         """
         if max_input_chars < 100:
-            raise ValueError(f"max_input_chars must be at least 100, got {max_input_chars}.")
+            raise ComponentConfigError(
+                "LLMCommunityReporter",
+                f"max_input_chars must be at least 100, got {max_input_chars}",
+                "Pass 100 or more (the prompt needs room for a community's entities and relations).",
+            )
         if concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, got {concurrency}.")
+            raise ComponentConfigError(
+                "LLMCommunityReporter", f"concurrency must be at least 1, got {concurrency}", "Pass 1 or more."
+            )
         self.client = client
         self.max_input_chars = max_input_chars
         self.concurrency = concurrency

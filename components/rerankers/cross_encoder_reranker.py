@@ -10,12 +10,16 @@ from typing import Any
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_output import RerankOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_result import SearchItem, SearchResult
 from agrag.components.errors import ConfigError
 
@@ -69,7 +73,7 @@ def _load(model_dir: str, device: str) -> Any:
         return _MODELS[key]
 
 
-STEP = "rerank"
+STEP = SearchStep.RERANK
 
 
 @component
@@ -100,19 +104,25 @@ class CrossEncoderReranker:
         model_dir: str,
         limit: int,
         *,
-        community_slots: int = 3,
+        community_slots: int = defaults.RECIPE_COMMUNITY_TOP_K,
         min_score: float | None = None,
         batch_size: int = 32,
         device: str = "cpu",
     ) -> None:
         if limit < 1:
-            raise ConfigError(f"The re-ranker's limit (the recipe's limit) must be at least 1, got {limit}.")
+            raise ComponentConfigError(
+                "CrossEncoderReranker", f"limit must be at least 1, got {limit}", "Set the recipe's limit to 1 or more."
+            )
         if community_slots < 0:
-            raise ConfigError(
-                f"community_top_k (report slots after a re-rank) must be 0 or more, got {community_slots}."
+            raise ComponentConfigError(
+                "CrossEncoderReranker",
+                f"community_top_k (report slots after a re-rank) must be 0 or more, got {community_slots}",
+                "Set the recipe's community_top_k to 0 or more.",
             )
         if batch_size < 1:
-            raise ConfigError(f"The cross-encoder batch_size must be at least 1, got {batch_size}.")
+            raise ComponentConfigError(
+                "CrossEncoderReranker", f"batch_size must be at least 1, got {batch_size}", "Pass 1 or more."
+            )
         self.model_dir = model_dir
         self.limit = limit
         self.community_slots = community_slots
@@ -131,7 +141,7 @@ class CrossEncoderReranker:
             self._model = _load(self.model_dir, self.device)
 
     @component.output_types(results=list[SearchResult], scored=int, status=MethodStatus)
-    def run(self, query: str, results: list[SearchResult]) -> dict[str, Any]:
+    def run(self, query: str, results: list[SearchResult]) -> RerankOutput:
         """Re-rank ``results`` against ``query``.
 
         Returns:

@@ -6,17 +6,18 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from haystack import component
 
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_result import SearchItem, SearchResult
-from agrag.components.errors import ConfigError
 from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
 
 
@@ -70,11 +71,15 @@ class NodeDistanceReranker:
 
     def __init__(self, graph: GraphStore, top_entities: int = 3, max_depth: int = 3) -> None:
         if top_entities < 1:
-            raise ConfigError(
-                f"The node distance re-ranker needs at least 1 seed entity, got top_entities={top_entities}."
+            raise ComponentConfigError(
+                "NodeDistanceReranker",
+                f"it needs at least 1 seed entity, got top_entities={top_entities}",
+                "Pass top_entities=1 or more.",
             )
         if max_depth < 0:
-            raise ConfigError(f"The node distance re-ranker's max_depth must be 0 or more, got {max_depth}.")
+            raise ComponentConfigError(
+                "NodeDistanceReranker", f"max_depth must be 0 or more, got {max_depth}", "Pass max_depth=0 or more."
+            )
         self.graph = graph
         self.top_entities = top_entities
         self.max_depth = max_depth
@@ -82,7 +87,7 @@ class NodeDistanceReranker:
         self._lock = threading.Lock()
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, results: list[SearchResult]) -> dict[str, Any]:
+    def run(self, results: list[SearchResult]) -> MethodOutput:
         """Re-order ``results`` by graph distance to their first ``top_entities`` entities.
 
         Returns:
@@ -92,7 +97,10 @@ class NodeDistanceReranker:
         started = time.perf_counter()
         ordered = self._order(results)
         elapsed = (time.perf_counter() - started) * 1000
-        return {"results": ordered, "status": MethodStatus("rerank", ok=True, count=len(ordered), elapsed_ms=elapsed)}
+        return {
+            "results": ordered,
+            "status": MethodStatus(SearchStep.RERANK, ok=True, count=len(ordered), elapsed_ms=elapsed),
+        }
 
     def _order(self, results: list[SearchResult]) -> list[SearchResult]:
         seeds = [r.item.id for r in results if isinstance(r.item, Entity)][: self.top_entities]

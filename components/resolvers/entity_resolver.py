@@ -9,11 +9,13 @@ from collections.abc import Callable, Iterable
 
 from haystack import component
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.entity import Entity, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation
-from agrag.components.data_models.resolution import KEPT_APART, MergeDecision, Resolution
-from agrag.components.errors import ConfigError, LLMError
+from agrag.components.data_models.resolution import KEPT_APART, MergeDecision, Resolution, ResolutionRule
+from agrag.components.errors import LLMError
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
 from agrag.components.resolvers.merge_groups import MergeGroups, Node, Pair, ordered, pair_order
 from agrag.components.resolvers.name_matching import (
@@ -68,23 +70,33 @@ class EntityResolver:
     def __init__(
         self,
         *,
-        fuzzy_enabled: bool = True,
-        fuzzy_merge_threshold: float = 94.0,
-        fuzzy_candidate_threshold: float = 85.0,
+        fuzzy_enabled: bool = defaults.FUZZY_ENABLED,
+        fuzzy_merge_threshold: float = defaults.FUZZY_MERGE_THRESHOLD,
+        fuzzy_candidate_threshold: float = defaults.FUZZY_CANDIDATE_THRESHOLD,
         embed: Embed | None = None,
-        embedding_threshold: float = 0.9,
+        embedding_threshold: float = defaults.EMBEDDING_RESOLUTION_THRESHOLD,
         llm: OpenAIChatClient | None = None,
-        llm_max_pairs: int = 50,
+        llm_max_pairs: int = defaults.LLM_RESOLUTION_MAX_PAIRS,
     ) -> None:
         if not 0 <= fuzzy_candidate_threshold <= fuzzy_merge_threshold <= 100:
-            raise ConfigError(
-                f"Fuzzy resolution needs 0 <= candidate_threshold ({fuzzy_candidate_threshold}) <= merge_threshold "
-                f"({fuzzy_merge_threshold}) <= 100. Fix resolution.fuzzy."
+            raise ComponentConfigError(
+                "EntityResolver",
+                f"fuzzy resolution needs 0 <= candidate_threshold ({fuzzy_candidate_threshold}) <= merge_threshold "
+                f"({fuzzy_merge_threshold}) <= 100",
+                "Fix ingest.resolution.fuzzy (or a plan rule's resolution).",
             )
         if not 0 <= embedding_threshold <= 1:
-            raise ConfigError(f"resolution.embedding.threshold must be a cosine in [0, 1], got {embedding_threshold}.")
+            raise ComponentConfigError(
+                "EntityResolver",
+                f"resolution.embedding.threshold must be a cosine in [0, 1], got {embedding_threshold}",
+                "Set ingest.resolution.embedding.threshold between 0 and 1 (0.9 merges only close matches).",
+            )
         if llm_max_pairs < 0:
-            raise ConfigError(f"resolution.llm.max_pairs must be 0 or more, got {llm_max_pairs}.")
+            raise ComponentConfigError(
+                "EntityResolver",
+                f"resolution.llm.max_pairs must be 0 or more, got {llm_max_pairs}",
+                "Set ingest.resolution.llm.max_pairs to 0 or more.",
+            )
         self.fuzzy_enabled = fuzzy_enabled
         self.fuzzy_merge_threshold = fuzzy_merge_threshold
         self.fuzzy_candidate_threshold = fuzzy_candidate_threshold
@@ -135,7 +147,7 @@ class EntityResolver:
             spelled = spelling_similarity(a.key, b.key)
             how = "spelled alike" if spelled >= score else "the same words in another order"
             reason = f"{member.shown} and {target.shown} are {how} (ratio {score:.1f})"
-            pair = Pair(member, target, "fuzzy", score, reason)
+            pair = Pair(member, target, ResolutionRule.FUZZY, score, reason)
             if not labels_compatible(a.label, b.label) or number_words(a.key) != number_words(b.key):
                 candidates.append(pair)  # different typed labels or different numbers never merge by spelling
             elif spelled >= self.fuzzy_merge_threshold:
@@ -160,7 +172,7 @@ class EntityResolver:
                 remaining.append(pair)
                 continue
             reason = f"{pair.reason} and their descriptions embed alike (cosine {cosine:.3f})"
-            if groups.join(Pair(pair.member, pair.target, "embedding", cosine, reason)) is not None:
+            if groups.join(Pair(pair.member, pair.target, ResolutionRule.EMBEDDING, cosine, reason)) is not None:
                 candidates.append(pair)
         return sorted(remaining, key=pair_order)
 
@@ -185,8 +197,10 @@ class EntityResolver:
                 notes[pair.ids] = f"; the LLM says no: {why}"
             else:
                 shown = f"{pair.member.shown} and {pair.target.shown}"
-                merge = Pair(pair.member, pair.target, "llm", 1.0, f"the LLM says {shown} are the same: {why}")
-                if refused := groups.join(merge, ignore_labels=pair.rule == "homonym"):
+                merge = Pair(
+                    pair.member, pair.target, ResolutionRule.LLM, 1.0, f"the LLM says {shown} are the same: {why}"
+                )
+                if refused := groups.join(merge, ignore_labels=pair.rule == ResolutionRule.HOMONYM):
                     notes[pair.ids] = f"; the LLM says they are the same ({why}), but {refused}"
         candidates.extend(pair for pair in near if not groups.same(pair))
         unasked = f"; not asked (the LLM budget of {self.llm_max_pairs} pairs was spent)" if self.llm else ""
@@ -278,15 +292,15 @@ def _fold_labels(nodes: dict[str, Node], groups: MergeGroups) -> tuple[list[Pair
                 continue  # both stored: decided when the second was stored
             member, target = ordered(a, b)
             if len(typed) == 1:
-                pair = Pair(member, target, "label", 1.0, _fold_reason(member, target))
+                pair = Pair(member, target, ResolutionRule.LABEL, 1.0, _fold_reason(member, target))
                 if groups.join(pair) is not None:
                     candidates.append(pair)
             elif a.typed:
                 la, lb = sorted((a.entity.label, b.entity.label))
                 reason = f"same name '{target.entity.name}' but different labels {la} and {lb}: kept as two entities"
-                homonyms.append(Pair(member, target, "homonym", 1.0, reason))
+                homonyms.append(Pair(member, target, ResolutionRule.HOMONYM, 1.0, reason))
             else:
-                candidates.append(Pair(member, target, "label", 1.0))  # which of the typed ones is it?
+                candidates.append(Pair(member, target, ResolutionRule.LABEL, 1.0))  # which of the typed ones is it?
     return homonyms, candidates
 
 
@@ -311,7 +325,7 @@ def _acronyms(nodes: list[Node], candidates: list[Pair], passages: dict[str, set
             member, target = ordered(node, other)
             together = bool(passages.get(node.id, set()) & passages.get(other.id, set()))
             reason = f"'{node.entity.name}' is the initials of '{other.entity.name}', and one passage names both"
-            pair = Pair(member, target, "acronym", 100.0, reason)
+            pair = Pair(member, target, ResolutionRule.ACRONYM, 100.0, reason)
             if len(found) == 1 and together and labels_compatible(node.label, other.label):
                 merges.append(pair)
             else:

@@ -6,9 +6,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from agrag.components.data_models.entity import Entity, is_typed
-from agrag.components.data_models.resolution import MERGED, MergeDecision, ResolutionCandidate
+from agrag.components.data_models.resolution import MERGED, MergeDecision, ResolutionCandidate, ResolutionRule
 
-RATIO_RULES = frozenset({"fuzzy", "acronym"})  # scored 0-100; the other rules score 0-1
+RATIO_RULES = frozenset({ResolutionRule.FUZZY, ResolutionRule.ACRONYM})  # scored 0-100; the other rules score 0-1
 
 
 @dataclass(frozen=True, slots=True)

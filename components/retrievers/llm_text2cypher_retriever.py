@@ -8,6 +8,7 @@ from haystack import component
 
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.errors import LLMError, LLMNotConfiguredError, StoreError, Text2CypherError
@@ -67,7 +68,7 @@ class LLMText2CypherRetriever:
         self._schema: tuple[str, str] | None = None  # (store generation, schema text)
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
-    def run(self, query: str, query_embedding: Embedding | None = None, top_k: int | None = None) -> dict[str, object]:
+    def run(self, query: str, query_embedding: Embedding | None = None, top_k: int | None = None) -> MethodOutput:
         """Answer ``query`` with the rows of a model-written graph query.
 
         Args:

@@ -6,7 +6,9 @@ import math
 
 from haystack import component
 
+from agrag.components import defaults
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
@@ -48,8 +50,8 @@ class PageRankChunkRetriever:
         chunk_store: VectorStore,
         *,
         top_k: int = 10,
-        damping: float = 0.5,
-        temperature: float = 0.1,
+        damping: float = defaults.PPR_DAMPING,
+        temperature: float = defaults.PPR_TEMPERATURE,
         method: str = "ppr",
         snapshots: PassageGraphCache | None = None,
     ) -> None:
@@ -69,7 +71,7 @@ class PageRankChunkRetriever:
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(
         self, query: str, query_embedding: Embedding, top_k: int | None = None, filters: SearchFilters | None = None
-    ) -> dict[str, object]:
+    ) -> MethodOutput:
         """Search chunks for ``query`` within ``filters``.
 
         Under ``document_ids`` the walk runs on the passage graph of those documents' current chunks alone, and

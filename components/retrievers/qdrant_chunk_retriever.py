@@ -5,12 +5,13 @@ from __future__ import annotations
 from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.chunk_parents import parents_of
 from agrag.components.retrievers.filter_conditions import payload_filter_for
-from agrag.components.retrievers.guarded_run import guarded_run
+from agrag.components.retrievers.guarded_run import guarded_filtered_run
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, VectorCollection, VectorStore
@@ -43,7 +44,7 @@ class QdrantChunkRetriever:
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(
         self, query: str, query_embedding: Embedding, top_k: int | None = None, filters: SearchFilters | None = None
-    ) -> dict[str, object]:
+    ) -> MethodOutput:
         """Search chunks for ``query``.
 
         Returns:
@@ -51,8 +52,7 @@ class QdrantChunkRetriever:
         """
         limit = top_k or self.top_k
 
-        def search() -> list[SearchResult]:
-            condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
+        def search(condition: PayloadFilter) -> list[SearchResult]:
             hits = self.store.query(query_embedding.values, query, limit, condition)
             chunks = [chunk_from_payload(h) for h in hits]
             parents = parents_of(self.graph, chunks)
@@ -61,4 +61,6 @@ class QdrantChunkRetriever:
                 for c, h in zip(chunks, hits, strict=True)
             ]
 
-        return guarded_run(self.method, search)
+        return guarded_filtered_run(
+            self.method, lambda: payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters), search
+        )

@@ -5,11 +5,12 @@ from __future__ import annotations
 from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.filter_conditions import IdsOfDocuments, payload_filter_for
-from agrag.components.retrievers.guarded_run import guarded_run
+from agrag.components.retrievers.guarded_run import guarded_filtered_run
 from agrag.components.stores.vector_payloads import community_from_payload
 from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorStore
 
@@ -43,17 +44,19 @@ class QdrantCommunityRetriever:
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(
         self, query: str, query_embedding: Embedding, top_k: int | None = None, filters: SearchFilters | None = None
-    ) -> dict[str, object]:
+    ) -> MethodOutput:
         """Search community reports for ``query``.
 
         Returns:
             ``results``: communities with their reports, best first; ``status``: how the method went.
         """
         limit = top_k or self.top_k
-        condition = payload_filter_for(VectorCollection.COMMUNITIES, PayloadFilter(), filters, self.ids_of_documents)
 
-        def search() -> list[SearchResult]:
-            hits = self.store.query(query_embedding.values, query, limit, None if condition.empty else condition)
+        def condition() -> PayloadFilter:
+            return payload_filter_for(VectorCollection.COMMUNITIES, PayloadFilter(), filters, self.ids_of_documents)
+
+        def search(where: PayloadFilter) -> list[SearchResult]:
+            hits = self.store.query(query_embedding.values, query, limit, None if where.empty else where)
             return [SearchResult(community_from_payload(h), h.score, self.method, (self.method,)) for h in hits]
 
-        return guarded_run(self.method, search)
+        return guarded_filtered_run(self.method, condition, search)

@@ -8,6 +8,7 @@ from haystack import component
 
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
@@ -76,7 +77,7 @@ class QdrantEntityRetriever:
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(
         self, query: str, query_embedding: Embedding, top_k: int | None = None, filters: SearchFilters | None = None
-    ) -> dict[str, object]:
+    ) -> MethodOutput:
         """Search entities for ``query``.
 
         Returns:

@@ -9,6 +9,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
+from agrag.components import defaults
 from agrag.components.errors import StoreError, StoreLockedError
 from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
@@ -69,7 +70,7 @@ class QdrantEdgeVectorStore:
         path: Path,
         collection: VectorCollection,
         dimension: int,
-        rrf_k: int = 60,
+        rrf_k: int = defaults.RRF_K,
         keyword_fields: Sequence[str] = (),
     ) -> None:
         self._path = Path(path)

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agrag.components import defaults
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.errors import ConfigError, StoreError
 from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
@@ -54,14 +56,18 @@ class QdrantServerVectorStore:
         url: str | None = None,
         path: Path | None = None,
         api_key: str | None = None,
-        prefix: str = "agrag",
-        rrf_k: int = 60,
+        prefix: str = defaults.QDRANT_COLLECTION_PREFIX,
+        rrf_k: int = defaults.RRF_K,
         keyword_fields: Sequence[str] = (),
     ) -> None:
         if QdrantClient is None:
             raise ConfigError("The Qdrant server backend needs qdrant-client: pip install 'agrag[qdrant-server]'.")
         if (url is None) == (path is None):
-            raise ConfigError("Give the Qdrant server backend exactly one of url (AGRAG_QDRANT_URL) or path.")
+            raise ComponentConfigError(
+                "QdrantServerVectorStore",
+                f"it needs exactly one of url or path, got url={url!r} and path={path!r}",
+                "Set AGRAG_QDRANT_URL to the server's URL (vector_store=qdrant), or pass path for a local folder.",
+            )
         self._collection = collection
         self._name = f"{prefix}_{collection.value}"
         self._where = url or str(path)

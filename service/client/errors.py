@@ -21,6 +21,8 @@ _SERVER_ERROR_MODULES = (
     "agrag.components.extractors.reextract_errors",
     "agrag.components.text_preview_errors",
     "agrag.components.ontology_errors",
+    "agrag.components.component_errors",
+    "agrag.components.choice_errors",
 )
 # Server errors whose module is too heavy to import for a name: the nearest class the client has.
 _NEAREST = {"SessionNotFoundError": EvidenceError}

@@ -84,6 +84,7 @@ def test_the_cli_refuses_it_with_exit_code_2_and_no_traceback(
     assert "as the files root (AGRAG_FILES_ROOT)" in result.output and FIX in result.output
 
 
+@pytest.mark.needs_prefect  # runs `agrag mcp` in a subprocess
 @pytest.mark.parametrize("root", ["/", "{home}"])
 def test_agrag_mcp_refuses_it_as_files_root(home: Path, root: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_"))}

@@ -101,6 +101,7 @@ def run_watched(args: list[str], timeout: float = 120) -> subprocess.CompletedPr
     return subprocess.CompletedProcess(args, child.returncode, out, err)
 
 
+@pytest.mark.needs_prefect  # runs agrag code in a subprocess
 def test_defect_4_hostile_read_only_cypher_is_refused_or_stopped(tmp_path: Path) -> None:
     caps = {name: (query, {"timeout_ms": 1000, **extra}) for name, (query, extra) in HOSTILE.items()}
     done = run_watched([sys.executable, "-c", CHILD, str(tmp_path / "graph.kuzu"), json.dumps(caps)])

@@ -208,6 +208,7 @@ def _start_ticks(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
 
 
+@pytest.mark.needs_prefect  # starts a Prefect server's stand-in in a subprocess
 def test_defect_7_the_next_start_ends_a_prefect_server_left_by_a_crash(tmp_path: Path) -> None:
     """A recorded server whose parent is gone is ended; one still run by its parent, or a reused pid, is not."""
     home = tmp_path / "prefect"

@@ -26,6 +26,7 @@ OWNER = "owner-token-0123456789abcdef"
 ENGINEERING = "ingest/ontology=engineering"
 
 
+@pytest.mark.needs_model  # the CLI loads the embedder
 def test_cli_add_and_show_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGRAG_DATA_DIR", str(tmp_path / "data"))
     runner = CliRunner()

@@ -3,6 +3,7 @@ import itertools
 import pytest
 
 from agrag.components.chunkers.fixed_size_chunker import FixedSizeChunker, windows
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import TABLE_CHUNK, TEXT_CHUNK, Chunk
 from agrag.components.data_models.loaded_document import LoadedDocument
 from tests.support.markdown_marks import markdown_document, pipe_table
@@ -101,5 +102,5 @@ def test_run_chunks_every_document() -> None:
 
 @pytest.mark.parametrize(("size", "overlap"), [(0, 0), (100, 100), (100, -1)])
 def test_invalid_arguments_are_refused(size: int, overlap: int) -> None:
-    with pytest.raises(ValueError, match="overlap"):
+    with pytest.raises(ComponentConfigError, match="overlap"):
         FixedSizeChunker(size=size, overlap=overlap)

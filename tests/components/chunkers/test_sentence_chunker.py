@@ -4,6 +4,7 @@ import pytest
 
 from agrag.components.chunkers.document_sections import TextBlock
 from agrag.components.chunkers.sentence_chunker import SentenceChunker, pack, sentence_spans
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import TABLE_CHUNK, TEXT_CHUNK, Chunk
 from agrag.components.data_models.loaded_document import LoadedDocument
 from tests.support.markdown_marks import markdown_document, pipe_table
@@ -123,5 +124,5 @@ def test_run_chunks_every_document() -> None:
 
 
 def test_invalid_arguments_are_refused() -> None:
-    with pytest.raises(ValueError, match="overlap_sentences"):
+    with pytest.raises(ComponentConfigError, match="overlap_sentences"):
         SentenceChunker(overlap_sentences=-1)

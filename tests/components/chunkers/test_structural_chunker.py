@@ -3,6 +3,7 @@ import itertools
 import pytest
 
 from agrag.components.chunkers.structural_chunker import StructuralChunker
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import SECTION_CHUNK, TABLE_CHUNK, TEXT_CHUNK, Chunk
 from agrag.components.data_models.loaded_document import LoadedDocument
 from tests.support.markdown_marks import markdown_document, pipe_table
@@ -184,5 +185,5 @@ def test_run_chunks_every_document_in_order() -> None:
 
 @pytest.mark.parametrize("arguments", [{"max_chars": 0}, {"section_max_chars": 0}, {"table_max_rows": 0}])
 def test_invalid_arguments_are_refused(arguments: dict[str, int]) -> None:
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ComponentConfigError, match="at least 1"):
         StructuralChunker(**arguments)

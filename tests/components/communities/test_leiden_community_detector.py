@@ -4,6 +4,7 @@ import random
 import pytest
 
 from agrag.components.communities.leiden_community_detector import LeidenCommunityDetector, weighted_graph
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.community import Community, community_id_for
 
 Edge = tuple[str, str, float]
@@ -153,5 +154,5 @@ def test_scale_smoke() -> None:
     [{"max_levels": 0}, {"max_cluster_size": 1}, {"min_size": 0}, {"resolution": 0.0}, {"resolution": float("nan")}],
 )
 def test_settings_out_of_range_are_refused(settings: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ComponentConfigError):
         LeidenCommunityDetector(**settings)  # type: ignore[arg-type]

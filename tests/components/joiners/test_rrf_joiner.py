@@ -1,5 +1,6 @@
 import pytest
 
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.search_result import SearchResult
@@ -85,5 +86,5 @@ def test_empty_input_gives_empty_output() -> None:
 
 @pytest.mark.parametrize("k", [0, -5])
 def test_k_must_be_positive(k: int) -> None:
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ComponentConfigError, match="at least 1"):
         RRFJoiner(k=k)

@@ -3,6 +3,7 @@ import math
 
 import pytest
 
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.community import Finding
 from agrag.components.reporters.extractive_community_reporter import (
     ExtractiveCommunityReporter,
@@ -133,5 +134,5 @@ def test_join_sentences_ends_table_rows_with_a_full_stop() -> None:
 
 @pytest.mark.parametrize("settings", [{"sentences": 0}, {"findings": -1}])
 def test_settings_out_of_range_are_refused(settings: dict[str, int]) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ComponentConfigError):
         ExtractiveCommunityReporter(**settings)

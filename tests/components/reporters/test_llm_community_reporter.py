@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.community import CommunityReport, Finding
 from agrag.components.errors import LLMError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
@@ -129,5 +130,5 @@ def test_parse_report_refuses_malformed_answers(answer: dict[str, object]) -> No
 
 @pytest.mark.parametrize("settings", [{"max_input_chars": 10}, {"concurrency": 0}])
 def test_settings_out_of_range_are_refused(settings: dict[str, Any]) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ComponentConfigError):
         LLMCommunityReporter(client("http://127.0.0.1:9/v1"), **settings)

@@ -16,6 +16,9 @@ from agrag.components.errors import ConfigError
 from agrag.components.rerankers.cross_encoder_reranker import CrossEncoderReranker, rerank_text
 from tests.support.tiny_cross_encoder import REPORT_MARKER, make_tiny_cross_encoder
 
+# Every test here trains or loads the tiny cross-encoder.
+pytestmark = pytest.mark.needs_model
+
 QUERY = "who wrote the orion planner?"
 
 

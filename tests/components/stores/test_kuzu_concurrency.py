@@ -35,6 +35,7 @@ def _document(number: int) -> tuple[Document, list[Chunk]]:
     return doc, chunks
 
 
+@pytest.mark.slow  # commits past Kùzu's 16 MB checkpoint threshold: over 10 s here
 def test_reads_run_on_their_own_thread_while_large_writes_commit(graph: KuzuGraphStore) -> None:
     """About 20 MB of chunks (past Kùzu's 16 MB checkpoint threshold) written while four threads read without pause.
 

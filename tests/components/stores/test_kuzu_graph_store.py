@@ -159,6 +159,7 @@ def test_data_persists_across_reopening(tmp_path: Path) -> None:
         again.close()
 
 
+@pytest.mark.needs_prefect  # runs agrag code in a subprocess
 def test_a_second_process_gets_a_clear_lock_error(graph: KuzuGraphStore, tmp_path: Path) -> None:
     code = (
         "from pathlib import Path\n"

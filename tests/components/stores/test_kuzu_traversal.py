@@ -7,7 +7,7 @@ from agrag.components.data_models.entity import Entity, entity_id_for
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.data_models.resolution import MERGED, MergeDecision
 from agrag.components.errors import RetrievalError, StoreError
-from agrag.components.stores import kuzu_cypher
+from agrag.components.stores.kuzu import query_cypher
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 
 NAMES = ("Ada", "Babbage", "Notes", "Engine", "Menabrea", "London", "Charles Babbage")
@@ -163,7 +163,7 @@ def test_the_read_only_transaction_refuses_a_write_the_word_check_missed(
     graph: KuzuGraphStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = graph.counts()
-    monkeypatch.setattr(kuzu_cypher, "read_only_problem", lambda query: None)
+    monkeypatch.setattr(query_cypher, "read_only_problem", lambda query: None)
     with pytest.raises(StoreError, match="read-only transaction"):
         graph.run_read_only("MATCH (e:Entity) SET e.name = 'changed'")
     assert graph.counts() == before

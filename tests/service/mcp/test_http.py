@@ -148,6 +148,7 @@ def test_a_loopback_server_refuses_a_foreign_host_or_origin(mcp_url: str) -> Non
     assert foreign_origin.status_code == 403
 
 
+@pytest.mark.needs_prefect  # runs `agrag serve` in a subprocess
 def test_serving_on_a_non_loopback_host_without_a_token_refuses_to_start(tmp_path: Path) -> None:
     done = subprocess.run(
         [AGRAG, "serve", "--host", "0.0.0.0", "--port", "0"],

@@ -1,0 +1,66 @@
+"""The one place each default of a setting is written, for the settings both a config model and a component take.
+
+The config models (``agrag.pipelines.config_models`` and ``agrag.pipelines.settings``) and the component
+constructors read these names, and the YAML files under ``conf/`` repeat the values for their readers;
+``tests/pipelines/test_config_defaults.py`` checks that the three agree. Components may not import ``pipelines``,
+which is why the values live here and not in the models.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# embedder (conf/embedder)
+EMBEDDER_MODEL: Final = "all-MiniLM-L6-v2"
+EMBEDDER_DEVICE: Final = "cpu"
+EMBEDDER_BATCH_SIZE: Final = 64
+
+# vector_store (conf/vector_store/qdrant.yaml)
+QDRANT_COLLECTION_PREFIX: Final = "agrag"
+
+# ingest.loader
+LOADER_MAX_FILE_BYTES: Final = 20 * 1024 * 1024
+LOADER_SUFFIXES: Final = (".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".csv")
+
+# ingest.chunker (conf/ingest/chunker/*.yaml)
+TABLE_MAX_ROWS: Final = 30
+STRUCTURAL_MAX_CHARS: Final = 1500
+STRUCTURAL_SECTION_MAX_CHARS: Final = 6000
+SENTENCE_MAX_CHARS: Final = 1000
+SENTENCE_OVERLAP_SENTENCES: Final = 1
+FIXED_SIZE: Final = 1000
+FIXED_OVERLAP: Final = 100
+
+# ingest.extractor (conf/ingest/extractor/*.yaml)
+LEXICAL_MIN_NAME_LENGTH: Final = 2
+LLM_EXTRACTOR_PROMPT: Final = "rich"
+LLM_EXTRACTOR_GLEANING_ROUNDS: Final = 1
+LLM_EXTRACTOR_CONCURRENCY: Final = 4
+
+# ingest.resolution
+FUZZY_ENABLED: Final = True
+FUZZY_MERGE_THRESHOLD: Final = 94.0
+FUZZY_CANDIDATE_THRESHOLD: Final = 85.0
+EMBEDDING_RESOLUTION_ENABLED: Final = True
+EMBEDDING_RESOLUTION_THRESHOLD: Final = 0.9
+LLM_RESOLUTION_ENABLED: Final = False
+LLM_RESOLUTION_MAX_PAIRS: Final = 50
+
+# ingest.communities
+COMMUNITY_MAX_LEVELS: Final = 3
+COMMUNITY_MAX_CLUSTER_SIZE: Final = 12
+COMMUNITY_MIN_SIZE: Final = 2
+COMMUNITY_RESOLUTION: Final = 1.0
+COMMUNITY_SEED: Final = 0
+COMMUNITY_REPORT_SENTENCES: Final = 3
+
+# recipe (conf/recipe)
+RECIPE_LIMIT: Final = 10
+RECIPE_COMMUNITY_TOP_K: Final = 3
+
+# RETRIEVAL_* settings
+RRF_K: Final = 60
+PPR_DAMPING: Final = 0.5
+PPR_TEMPERATURE: Final = 0.1
+TRAVERSAL_DEPTH: Final = 2
+TRAVERSAL_PER_HOP: Final = 20

@@ -1,0 +1,51 @@
+"""``KuzuCommunities``: communities in the Kùzu store (the entity graph, report inputs, the stored hierarchy)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.community import Community
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.relation import Relation
+from agrag.components.stores.kuzu import communities_cypher as cy
+from agrag.components.stores.kuzu.retrieval_reads import KuzuRetrievalReads
+from agrag.components.stores.kuzu.rows import CommunityRow, RelationRow
+
+
+class KuzuCommunities(KuzuRetrievalReads):
+    """What community detection and reports read, and the hierarchy they store (replaced as a whole)."""
+
+    def entity_graph(self) -> tuple[list[str], list[tuple[str, str, float]]]:
+        """The resolved entities joined by relations, each edge weighted by its supporting chunks."""
+        edges = [(a, b, float(w or 1)) for a, b, w in self._run(cy.ENTITY_GRAPH_EDGES) if a != b]
+        entity_ids = sorted({e for a, b, _ in edges for e in (a, b)})
+        return entity_ids, edges
+
+    def community_inputs(
+        self, entity_ids: Sequence[str]
+    ) -> tuple[list[Entity], list[Relation], list[Chunk], list[tuple[str, str]]]:
+        """What community reports are written from: the entities, their relations, and the chunks naming them."""
+        ids = list(entity_ids)
+        entities = self.get_entities(ids)
+        relations = {r.id: r for r in map(RelationRow.read, self._run_batched(cy.RELATIONS_AMONG, "ids", ids))}
+        mentions = sorted({(row[0], row[1]) for row in self._run_batched(cy.MENTIONS_OF, "ids", ids)})
+        chunks = self.get_chunks(sorted({c for c, _ in mentions}))
+        return entities, list(relations.values()), chunks, mentions
+
+    def replace_communities(self, communities: Sequence[Community]) -> None:
+        """Store this hierarchy (with reports) in place of the previous one."""
+        self._write(cy.DELETE_COMMUNITIES)
+        self._write_batched(cy.UPSERT_COMMUNITIES, "rows", [CommunityRow.params(k) for k in communities])
+        pairs = [{"entity_id": e, "community_id": k.id} for k in communities for e in k.entity_ids]
+        self._write_batched(cy.LINK_COMMUNITY_MEMBERS, "pairs", pairs)
+        self._bump_generation()
+
+    def communities(self) -> list[Community]:
+        """Every stored community with its report, by level."""
+        return [CommunityRow.read(row) for row in self._run(cy.GET_COMMUNITIES)]
+
+    def community_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
+        """The communities holding an entity that current chunks of these documents name or are about."""
+        entity_ids = sorted(self.entity_ids_of_documents(document_ids))
+        return {row[0] for row in self._run_batched(cy.COMMUNITIES_OF_ENTITIES, "ids", entity_ids)}

@@ -1,0 +1,34 @@
+"""Cypher of communities: the weighted entity graph, what reports are written from, the stored hierarchy."""
+
+from agrag.components.stores.kuzu.cypher_common import CANONICAL as _CANONICAL
+from agrag.components.stores.kuzu.cypher_common import A as _A
+from agrag.components.stores.kuzu.cypher_common import B as _B
+from agrag.components.stores.kuzu.rows import CommunityRow, RelationRow
+
+# Communities: the weighted graph of resolved entities, then the hierarchy, replaced as a whole.
+ENTITY_GRAPH_EDGES = f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) RETURN {_A}, {_B}, size(x.chunk_ids)"
+DELETE_COMMUNITIES = "MATCH (k:Community) DETACH DELETE k"
+UPSERT_COMMUNITIES = (
+    "UNWIND $rows AS r CREATE (k:Community {id: r.id, level: r.level, parent_id: r.parent_id, size: r.size, "
+    "title: r.title, summary: r.summary, rating: r.rating, findings: r.findings, method: r.method})"
+)
+LINK_COMMUNITY_MEMBERS = (
+    "UNWIND $pairs AS p MATCH (e:Entity {id: p.entity_id}), (k:Community {id: p.community_id}) "
+    "CREATE (e)-[:IN_COMMUNITY]->(k)"
+)
+GET_COMMUNITIES = (
+    "MATCH (k:Community) OPTIONAL MATCH (e:Entity)-[:IN_COMMUNITY]->(k) "
+    f"RETURN {CommunityRow.RETURN}, collect(e.id) "
+    "ORDER BY k.level, k.id"
+)
+# Mentions of the current chunks for a set of resolved entities: what a community report is written from.
+MENTIONS_OF = (
+    "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
+    f"RETURN c.id, {_CANONICAL}"
+)
+RELATIONS_AMONG = (
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE (a.id IN $ids OR a.merged_into IN $ids) "
+    "AND (b.id IN $ids OR b.merged_into IN $ids) "
+    f"RETURN {RelationRow.returning(_A, _B)}"
+)
+COMMUNITIES_OF_ENTITIES = "MATCH (e:Entity)-[:IN_COMMUNITY]->(k:Community) WHERE e.id IN $ids RETURN DISTINCT k.id"

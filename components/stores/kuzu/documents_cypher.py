@@ -1,0 +1,24 @@
+"""Cypher of the documents role: versions, origins, settings hashes, plans, listing and deleting documents."""
+
+from agrag.components.stores.kuzu.cypher_common import in_scope as _in_scope
+from agrag.components.stores.kuzu.rows import DocumentRow
+
+DOCUMENT_VERSIONS = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.version"
+DOCUMENT_ORIGINS = f"MATCH (d:Document) WHERE d.id IN $ids AND d.version <> '' RETURN {DocumentRow.RETURN_ORIGIN}"
+SET_SOURCE_FOLDERS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.source_folder = r.source_folder"
+DOCUMENT_CONFIG_HASHES = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.config_hash"
+# Every chunk of the document, current or not, so a delete killed half-way completes when run again.
+CHUNKS_OF_DELETED_DOCUMENT = "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) SET c.current = false RETURN c.id"
+CHUNK_IDS_OF_DOCUMENT = (
+    "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) RETURN c.id, c.document_version, c.ord ORDER BY c.ord"
+)
+MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 RETURN d.id"
+SET_DOCUMENT_PLANS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.plan = r.plan"
+SET_CONFIG_HASHES = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.config_hash = r.config_hash"
+
+# The committed documents (a document gets its version when its batch commits), in source path order.
+LIST_DOCUMENTS = (
+    f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')} "
+    f"RETURN {DocumentRow.RETURN} "
+    "ORDER BY d.source_path, d.id SKIP $skip LIMIT $limit"
+)

@@ -1,0 +1,83 @@
+"""Cypher of ingest writes: chunks and their links, committed documents, entities, mentions, relations, retirement."""
+
+# Each `$rows` entry is the table's row as `rows.py` builds it (`ChunkRow.params`, `EntityRow.params`, ...).
+
+UPSERT_DOCUMENTS = (
+    "UNWIND $rows AS r MERGE (d:Document {id: r.id}) "
+    "SET d.version = r.version, d.title = r.title, d.source_path = r.source_path, d.chunk_count = r.chunk_count, "
+    "d.config_hash = r.config_hash, d.source_folder = r.source_folder, d.plan = r.plan"
+)
+
+# Starts from each document's primary key, so superseding costs the documents' chunks, not a scan of all chunks.
+# Returns every older chunk, not only those it changes: a write killed after this statement must, when run again,
+# still retire what those chunks supported.
+SUPERSEDE_CHUNKS = (
+    "UNWIND $rows AS r MATCH (d:Document {id: r.id})-[:HAS_CHUNK]->(c:Chunk) "
+    "WHERE c.document_version <> r.version SET c.current = false RETURN c.id"
+)
+
+UPSERT_CHUNKS = (
+    "UNWIND $rows AS r MERGE (c:Chunk {id: r.id}) "
+    "SET c.document_id = r.document_id, c.document_version = r.document_version, c.title = r.title, "
+    "c.text = r.text, c.heading_path = r.heading_path, c.ord = r.ord, c.start_offset = r.start_offset, "
+    "c.end_offset = r.end_offset, c.parent_id = r.parent_id, c.kind = r.kind, c.cells = r.cells, c.current = true"
+)
+
+# A document node exists from here on, but has no version until it is committed.
+LINK_DOCUMENT_CHUNKS = (
+    "UNWIND $pairs AS p MERGE (d:Document {id: p.document_id}) WITH d, p "
+    "MATCH (c:Chunk {id: p.chunk_id}) MERGE (d)-[:HAS_CHUNK]->(c)"
+)
+
+LINK_NEXT = "UNWIND $pairs AS p MATCH (a:Chunk {id: p.a}), (b:Chunk {id: p.b}) MERGE (a)-[:NEXT]->(b)"
+
+LINK_PARENT = "UNWIND $pairs AS p MATCH (a:Chunk {id: p.a}), (b:Chunk {id: p.b}) MERGE (a)-[:PARENT]->(b)"
+
+EXISTING_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id"
+
+UPSERT_ENTITIES = (
+    "UNWIND $rows AS r MERGE (e:Entity {id: r.id}) "
+    "ON CREATE SET e.name = r.name, e.norm_name = r.norm_name, e.label = r.label, e.description = r.description"
+)
+
+UPSERT_MENTIONS = (
+    "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk_id}), (e:Entity {id: r.entity_id}) "
+    "MERGE (c)-[m:MENTIONS]->(e) SET m.count = r.count"
+)
+
+UPSERT_ABOUT = (
+    "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk_id}), (e:Entity {id: r.entity_id}) MERGE (c)-[:ABOUT]->(e)"
+)
+
+UPSERT_RELATIONS = (
+    "UNWIND $rows AS r MATCH (a:Entity {id: r.source_id}), (b:Entity {id: r.target_id}) "
+    "MERGE (a)-[x:RELATED {id: r.id}]->(b) "
+    "ON CREATE SET x.type = r.type, x.description = r.description, x.chunk_ids = r.chunk_ids "
+    "ON MATCH SET x.chunk_ids = list_sort(list_distinct(list_concat(x.chunk_ids, r.chunk_ids)))"
+)
+
+# Retiring the chunks of a superseded or deleted version: what only they supported leaves the current graph.
+RELATIONS_NEAR_CHUNKS = (
+    "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.id IN $ids WITH DISTINCT e "
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE a.id = e.id OR b.id = e.id "
+    "RETURN DISTINCT x.id, a.id, b.id, x.chunk_ids"
+)
+SET_RELATION_SUPPORT = (
+    "UNWIND $rows AS r MATCH (a:Entity {id: r.a})-[x:RELATED]->(b:Entity {id: r.b}) WHERE x.id = r.id "
+    "SET x.chunk_ids = r.chunk_ids"
+)
+DELETE_RELATIONS = (
+    "UNWIND $rows AS r MATCH (a:Entity {id: r.a})-[x:RELATED]->(b:Entity {id: r.b}) WHERE x.id = r.id DELETE x"
+)
+ENTITIES_OF_CHUNKS = "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.id IN $ids RETURN DISTINCT e.id"
+# An entity keeps its place while a current chunk names it, or names an entity merged into it: raw ids, so a merged
+# member still named is not taken for an orphan, and a resolved entity its members still need is kept.
+STILL_NAMED = (
+    "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.current AND (e.id IN $ids OR e.merged_into IN $ids) "
+    "RETURN DISTINCT e.id, e.merged_into"
+)
+DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
+# Re-extraction in place: the chunks stay (ids and text), their links to entities and their relation support go, then
+# the new extraction is linked to the same chunks.
+DELETE_CHUNK_MENTIONS = "MATCH (c:Chunk)-[m:MENTIONS]->(:Entity) WHERE c.id IN $ids DELETE m"
+DELETE_CHUNK_ABOUT = "MATCH (c:Chunk)-[x:ABOUT]->(:Entity) WHERE c.id IN $ids DELETE x"

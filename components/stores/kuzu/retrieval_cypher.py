@@ -1,0 +1,85 @@
+"""Cypher of retrieval reads: chunks and entities by id, support, the passage graph, graph walks, name lookups."""
+
+from agrag.components.stores.kuzu.cypher_common import (
+    A_IN_FRONTIER as _A_IN_FRONTIER,
+)
+from agrag.components.stores.kuzu.cypher_common import (
+    B_IN_FRONTIER as _B_IN_FRONTIER,
+)
+from agrag.components.stores.kuzu.cypher_common import (
+    CANONICAL as _CANONICAL,
+)
+from agrag.components.stores.kuzu.cypher_common import (
+    A as _A,
+)
+from agrag.components.stores.kuzu.cypher_common import (
+    B as _B,
+)
+from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, RelationRow
+
+GET_CHUNKS = f"MATCH (c:Chunk) WHERE c.id IN $ids RETURN {ChunkRow.RETURN}"
+
+GET_ENTITIES = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN {EntityRow.RETURN}"
+
+# The passage-entity graph of the current chunks, for graph walks over the whole store; merged entities count as
+# the entity they resolved into.
+CURRENT_MENTION_EDGES = f"MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.current RETURN c.id, {_CANONICAL}"
+CURRENT_ABOUT_EDGES = f"MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE c.current RETURN c.id, {_CANONICAL}"
+CANONICAL_NAMES = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.norm_name, e.id"
+MEMBER_NAMES = "MATCH (e:Entity) WHERE e.merged_into <> '' RETURN e.norm_name, e.merged_into"
+
+# Current chunks only: a superseded version's text supports nothing in the current graph. An entity's support
+# includes that of the entities merged into it.
+SUPPORTING_CHUNKS = (
+    "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
+    f"RETURN {_CANONICAL}, c.id, m.count"
+)
+ABOUT_CHUNKS = (
+    "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
+    f"RETURN {_CANONICAL}, c.id"
+)
+
+GET_RELATIONS_OF = (
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
+    "WHERE a.id = $entity_id OR b.id = $entity_id OR a.merged_into = $entity_id OR b.merged_into = $entity_id "
+    f"RETURN {RelationRow.returning(_A, _B)}"
+)
+
+# Filters by document: the resolved entities the documents' current chunks name or are about, and their communities.
+ENTITIES_OF_DOCUMENTS = (
+    "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE d.id IN $ids AND c.current "
+    f"RETURN DISTINCT {_CANONICAL}"
+)
+# Every entity record (a member of a merge too) current chunks of the documents name or are about: (record, resolved id,
+# normalized name).
+ENTITY_RECORDS_OF_DOCUMENTS = (
+    "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE d.id IN $ids AND c.current "
+    f"RETURN DISTINCT e.id, {_CANONICAL}, e.norm_name"
+)
+
+# Graph walks: one statement per hop and direction. `$ids` is the frontier (resolved ids), `$seen` the relations
+# already walked; both ends count as the entity they resolved into, and a relation that merging turned into a loop
+# is skipped. The best supported relations come first, so `$cap` keeps those.
+
+
+def _hop(frontier: str) -> str:
+    return (
+        f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {frontier} "
+        "AND NOT x.id IN CAST($seen AS STRING[]) AND ($any_type OR x.type IN CAST($types AS STRING[])) "
+        f"AND {_A} <> {_B} "
+        f"RETURN {RelationRow.returning(_A, _B)} ORDER BY size(x.chunk_ids) DESC, x.id LIMIT $cap"
+    )
+
+
+TRAVERSE_HOP = {
+    "out": _hop(_A_IN_FRONTIER),
+    "in": _hop(_B_IN_FRONTIER),
+    "both": _hop(f"({_A_IN_FRONTIER} OR {_B_IN_FRONTIER})"),
+}
+CANONICAL_IDS = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, {_CANONICAL}"
+RELATION_TYPES_OF = (
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
+    "WHERE (a.id = $entity_id OR a.merged_into = $entity_id OR b.id = $entity_id OR b.merged_into = $entity_id) "
+    f"AND {_A} <> {_B} RETURN x.type, count(*)"
+)
+ENTITIES_BY_NORM_NAME = f"MATCH (e:Entity) WHERE e.norm_name = $norm_name RETURN DISTINCT {_CANONICAL}"

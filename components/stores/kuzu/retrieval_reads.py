@@ -1,0 +1,131 @@
+"""``KuzuRetrievalReads``: what retrieval reads from the Kùzu store, over every document (no scope)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.entity import Entity, normalize_name
+from agrag.components.data_models.passage_edges import PassageEdges
+from agrag.components.data_models.relation import Relation
+from agrag.components.errors import RetrievalError
+from agrag.components.stores.kuzu import retrieval_cypher as cy
+from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, RelationRow
+from agrag.components.stores.kuzu.walks import KuzuWalks
+
+
+class KuzuRetrievalReads(KuzuWalks):
+    """Chunks and entities by id, their support, the passage graph, relation walks and name lookups."""
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Return the stored chunks among ``chunk_ids``, in the order asked."""
+        found = {chunk.id: chunk for chunk in map(ChunkRow.read, self._run(cy.GET_CHUNKS, {"ids": list(chunk_ids)}))}
+        return [found[i] for i in chunk_ids if i in found]
+
+    def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        """Return the stored entities among ``entity_ids``, in the order asked."""
+        rows = self._run(cy.GET_ENTITIES, {"ids": list(entity_ids)})
+        found = {entity.id: entity for entity in map(EntityRow.read, rows)}
+        return [found[i] for i in entity_ids if i in found]
+
+    def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Current chunks about or mentioning each entity: chunks about it first, then most mentions, then by id."""
+        params = {"ids": list(entity_ids)}
+        ranked: dict[tuple[str, str], tuple[int, int]] = {}
+        for entity_id, chunk_id in self._run(cy.ABOUT_CHUNKS, params):
+            ranked[(entity_id, chunk_id)] = (0, 0)
+        for entity_id, chunk_id, count in self._run(cy.SUPPORTING_CHUNKS, params):
+            ranked.setdefault((entity_id, chunk_id), (1, -int(count)))
+        support: dict[str, list[tuple[tuple[int, int], str]]] = {}
+        for (entity_id, chunk_id), order in ranked.items():
+            support.setdefault(entity_id, []).append((order, chunk_id))
+        return {entity_id: [c for _, c in sorted(pairs)] for entity_id, pairs in support.items()}
+
+    def passage_edges(self) -> PassageEdges:
+        """Every (chunk, entity) mention and about link of the current chunks, merged entities as their resolved one.
+
+        ``names`` maps the normalized names of entities (members of a merge included) to resolved entity ids.
+        """
+        mentions = {(row[0], row[1]) for row in self._run(cy.CURRENT_MENTION_EDGES)}
+        about = {(row[0], row[1]) for row in self._run(cy.CURRENT_ABOUT_EDGES)}
+        names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
+        return PassageEdges(tuple(sorted(mentions)), tuple(sorted(about)), tuple(sorted(names)))
+
+    def relations_of(self, entity_id: str) -> list[Relation]:
+        """Return the relations touching an entity, in either direction."""
+        relations = {r.id: r for r in map(RelationRow.read, self._run(cy.GET_RELATIONS_OF, {"entity_id": entity_id}))}
+        return list(relations.values())
+
+    def entity_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
+        """The resolved entities that current chunks of these documents name or are about."""
+        return {row[0] for row in self._run(cy.ENTITIES_OF_DOCUMENTS, {"ids": list(document_ids)})}
+
+    def entity_records_of_documents(self, document_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(record id, resolved id, normalized name)`` of each entity record the documents' current chunks name.
+
+        A merged entity's members are among them, each with the name those documents use (chunks about a record
+        count too).
+        """
+        rows = self._run(cy.ENTITY_RECORDS_OF_DOCUMENTS, {"ids": list(document_ids)})
+        return sorted((record_id, resolved_id, norm_name or "") for record_id, resolved_id, norm_name in rows)
+
+    def traverse(
+        self,
+        seed_ids: Sequence[str],
+        relation_types: Sequence[str] | None = None,
+        *,
+        direction: str = "both",
+        depth: int = 1,
+        per_hop: int | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Relation, int]]:
+        """Walk the relations outward from the seeds, hop by hop; return each relation with the hop that reached it.
+
+        Both ends of a relation are the entities they resolved into. A hop expands only the entities first reached
+        by the hop before (the seeds for hop 1), so no entity (a seed least of all) is expanded twice, and no
+        relation is returned twice. Within a hop the relations with the most supporting chunks come first (then by
+        id); ``per_hop`` keeps that many of them, ``limit`` caps the whole walk.
+
+        Args:
+            seed_ids: Entity ids to start from (a merged entity starts from the entity it resolved into).
+            relation_types: Only cross relations of these types; None or empty crosses every type.
+            direction: ``out`` follows relations from source to target, ``in`` from target to source, ``both`` either.
+            depth: Number of hops.
+            per_hop: The most relations kept at each hop; None keeps all.
+            limit: The most relations in all; None keeps all.
+
+        Raises:
+            RetrievalError: ``direction`` is not ``both``, ``out`` or ``in``.
+        """
+        if direction not in cy.TRAVERSE_HOP:
+            raise RetrievalError(f"Unknown traversal direction {direction!r}. Use one of: both, out, in.")
+        frontier = self._canonical_ids(seed_ids)
+        rows = self._hops(
+            frontier,
+            cy.TRAVERSE_HOP[direction],
+            extra={},
+            relation_types=relation_types,
+            depth=depth,
+            per_hop=per_hop,
+            limit=limit,
+        )
+        return [(relation, hop) for relation, hop, _ in rows]
+
+    def relation_types_of(self, entity_id: str) -> dict[str, int]:
+        """The types of the relations touching an entity (either direction, one hop), with how many of each.
+
+        Most frequent first; an unknown entity has none.
+        """
+        resolved = self._canonical_ids([entity_id])
+        if not resolved:
+            return {}
+        rows = self._run(cy.RELATION_TYPES_OF, {"entity_id": resolved[0]})
+        return {rel_type: int(count) for rel_type, count in sorted(rows, key=lambda r: (-int(r[1]), r[0]))}
+
+    def find_entities_by_name(self, name: str, limit: int = 5) -> list[Entity]:
+        """The resolved entities whose name normalizes like ``name`` (see ``normalize_name``), by id."""
+        norm_name = normalize_name(name)
+        if not norm_name or limit <= 0:
+            return []
+        ids = sorted({row[0] for row in self._run(cy.ENTITIES_BY_NORM_NAME, {"norm_name": norm_name})})
+        return self.get_entities(ids[:limit])

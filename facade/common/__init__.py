@@ -1,0 +1,1 @@
+"""``agrag.common``: the data models under the import paths of the spec (``agrag.common.data_models.*``)."""

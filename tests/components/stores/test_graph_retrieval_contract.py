@@ -1,0 +1,81 @@
+"""Contract of the retrieval-reads role (``GraphRetrievalReader``), run against every graph-store backend."""
+
+import pytest
+
+from agrag.components.data_models.resolution import MERGED, MergeDecision
+from agrag.components.errors import RetrievalError
+from agrag.components.stores.graph_store import GraphRetrievalReader, GraphStore
+from tests.components.stores.graph_contract import ID, Corpus
+
+MARIA, ORION, SLAM, ACME, VEGA = (
+    ID[n] for n in ("Maria Chen", "Orion Planner", "SLAM", "Acme Robotics", "Vega Perception")
+)
+
+
+@pytest.fixture
+def reader(graph_corpus: tuple[GraphStore, Corpus]) -> GraphRetrievalReader:
+    store, _ = graph_corpus
+    assert isinstance(store, GraphRetrievalReader)
+    return store
+
+
+def test_chunks_and_entities_by_id_in_the_order_asked(
+    reader: GraphRetrievalReader, graph_corpus: tuple[GraphStore, Corpus]
+) -> None:
+    _, corpus = graph_corpus
+    asked = [corpus.chunk("b", 2), "x.v1.0", corpus.chunk("a", 0)]
+    assert reader.get_chunks(asked) == [corpus.chunks["b"][2], corpus.chunks["a"][0]]
+    assert [e.name for e in reader.get_entities([SLAM, "e-none", MARIA])] == ["SLAM", "Maria Chen"]
+
+
+def test_support_puts_chunks_about_an_entity_first_then_most_mentions(
+    reader: GraphRetrievalReader, graph_corpus: tuple[GraphStore, Corpus]
+) -> None:
+    _, corpus = graph_corpus
+    support = reader.supporting_chunk_ids([ORION, MARIA])
+    assert support == {
+        ORION: [corpus.chunk("a", 2), corpus.chunk("a", 1)],
+        MARIA: [corpus.chunk("a", 1), corpus.chunk("b", 1)],
+    }
+
+
+def test_passage_edges_and_relations_resolve_merged_entities(
+    reader: GraphRetrievalReader, graph_corpus: tuple[GraphStore, Corpus]
+) -> None:
+    store, corpus = graph_corpus
+    store.apply_resolution([MergeDecision(VEGA, ORION, MERGED, "fuzzy", 90.0, "alike")], [], "r1")
+    edges = reader.passage_edges()
+    assert (corpus.chunk("b", 2), ORION) in edges.mentions and (corpus.chunk("a", 2), ORION) in edges.about
+    assert ("vega perception", ORION) in edges.names
+    assert {(r.source_id, r.type, r.target_id) for r in reader.relations_of(ORION)} == {
+        (MARIA, "WROTE", ORION),
+        (ORION, "USES", SLAM),
+        (ACME, "BUILDS", ORION),
+    }
+
+
+def test_entities_of_documents_as_resolved_ids_and_as_records(reader: GraphRetrievalReader) -> None:
+    assert reader.entity_ids_of_documents(["b"]) == {ACME, MARIA, VEGA}
+    assert reader.entity_records_of_documents(["a"]) == sorted(
+        [(MARIA, MARIA, "maria chen"), (ORION, ORION, "orion planner"), (SLAM, SLAM, "slam")]
+    )
+
+
+def test_traverse_walks_hop_by_hop_in_the_direction_asked(reader: GraphRetrievalReader) -> None:
+    both = reader.traverse([MARIA], depth=2)
+    assert {(r.type, hop) for r, hop in both} == {("WROTE", 1), ("EMPLOYS", 1), ("USES", 2), ("BUILDS", 2)}
+    assert [(r.type, hop) for r, hop in reader.traverse([MARIA], direction="out", depth=2)] == [
+        ("WROTE", 1),
+        ("USES", 2),
+    ]
+    assert [r.type for r, _ in reader.traverse([MARIA], ["EMPLOYS"], depth=3)] == ["EMPLOYS"]
+    assert len(reader.traverse([MARIA], depth=2, limit=3)) == 3
+    with pytest.raises(RetrievalError, match="direction"):
+        reader.traverse([MARIA], direction="sideways")
+
+
+def test_relation_types_and_name_lookups(reader: GraphRetrievalReader) -> None:
+    assert reader.relation_types_of(ACME) == {"BUILDS": 1, "EMPLOYS": 1}
+    assert reader.relation_types_of("e-none") == {}
+    assert [e.id for e in reader.find_entities_by_name("  maria CHEN ")] == [MARIA]
+    assert reader.find_entities_by_name("Nobody") == []
