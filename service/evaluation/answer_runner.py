@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agrag.components.data_models.evidence_id import EvidenceId
 from agrag.components.errors import AgentLLMError
 from agrag.service.agent.answer import AgentAnswer, AnswerStatus, Caller
 from agrag.service.agent.evidence_agent import EvidenceAgent
 from agrag.service.evaluation.answer_metrics import answer_text
+from agrag.service.evaluation.passages import evidence_passages
 from agrag.service.tools.tool import ToolHost
 
 if TYPE_CHECKING:
@@ -61,11 +61,7 @@ class AnswerRecord:
 
 def record_of(answer: AgentAnswer, index: Mapping[str, int]) -> AnswerRecord:
     """What the metrics read from one agent answer; ``index`` maps document ids to corpus indexes."""
-    cited: dict[int, None] = {}
-    for source in answer.sources:
-        passage = index.get(EvidenceId.parse(source.id).document_id)
-        if passage is not None:
-            cited[passage] = None
+    cited = evidence_passages((source.id for source in answer.sources), index)
     check = answer.check
     return AnswerRecord(
         status=answer.status.value,

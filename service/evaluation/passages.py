@@ -15,11 +15,12 @@ Both lists walk the results best first; a passage counts once, where it first ap
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from agrag.components.data_models.chunk import Chunk, document_id_of
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.evidence_id import EvidenceId
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_result import SearchResult
 
@@ -86,3 +87,13 @@ def ranked_passages(
             strict.update(dict.fromkeys(passages))
         expanded.update(dict.fromkeys(passages))
     return list(strict), list(expanded)
+
+
+def evidence_passages(evidence_ids: Iterable[str], index: Mapping[str, int]) -> list[int]:
+    """The corpus indexes of the passages ``evidence_ids`` point into, in order, each passage once."""
+    found: dict[int, None] = {}
+    for evidence_id in evidence_ids:
+        passage = index.get(EvidenceId.parse(evidence_id).document_id)
+        if passage is not None:
+            found[passage] = None
+    return list(found)

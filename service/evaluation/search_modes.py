@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agrag.components.data_models.evidence import MAX_LIMIT, EvidenceSearchMode
-from agrag.components.data_models.evidence_id import EvidenceId
 from agrag.components.errors import AgragError
 from agrag.pipelines.evidence_session import EvidenceSession
+from agrag.service.evaluation.passages import evidence_passages
 from agrag.service.tools.registry import MCP_READ_TOOLS
 from agrag.service.tools.search_evidence_tool import EvidenceSearchResult
 from agrag.service.tools.tool import ToolContext, ToolHost
@@ -36,12 +36,7 @@ def mode_label(mode: EvidenceSearchMode, variant: str = "") -> str:
 
 def passages_of(result: EvidenceSearchResult, index: Mapping[str, int]) -> list[int]:
     """The corpus indexes of a search's hits, best first, each passage once."""
-    found: dict[int, None] = {}
-    for hit in result.hits:
-        passage = index.get(EvidenceId.parse(hit.id).document_id)
-        if passage is not None:
-            found[passage] = None
-    return list(found)
+    return evidence_passages((hit.id for hit in result.hits), index)
 
 
 def rank_search_modes(
