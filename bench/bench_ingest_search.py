@@ -138,9 +138,9 @@ def bench_ingest(folder: Path) -> dict[str, Any]:
 
 
 def bench_ingest_floor(folder: Path) -> dict[str, Any]:
+    from agrag.components.embedders.embedding_texts import chunk_embedding_text
     from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
     from agrag.components.loaders.folder_loader import FolderLoader
-    from agrag.flows.ingest_tasks import chunk_embedding_text
     from agrag.pipelines.config_loader import load_config
     from agrag.pipelines.ingest_components import chunker_for
 

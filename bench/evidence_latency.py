@@ -32,10 +32,11 @@ from recipe_latency import CURRENT_CHUNKS, _settled, _timed, pct  # type: ignore
 
 from agrag.components.data_models.evidence import DiscoverMode, DiscoverResult, EvidenceScope
 from agrag.components.data_models.evidence_id import EvidenceId
+from agrag.components.evidence.qdrant_chunk_discoverer import CANDIDATES_PER_RESULT, MAX_CANDIDATES
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.qdrant_common import DENSE_VECTOR, KEYWORD_VECTOR, TIE_MARGIN, bm25_encoder
 from agrag.components.stores.vector_store import QueryLeg
-from agrag.pipelines.evidence_session import CANDIDATES_PER_RESULT, MAX_CANDIDATES, EvidenceSession
+from agrag.pipelines.evidence_session import EvidenceSession
 
 MODE = DiscoverMode.HYBRID
 LIMIT = 10

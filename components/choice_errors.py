@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agrag.components.errors import AgragError, RetrievalError
+from agrag.components.errors import AgragError, RetrievalError, StoreError
 
 
 class UnknownChoiceError(AgragError, ValueError):
@@ -25,3 +25,23 @@ class UnknownChoiceError(AgragError, ValueError):
 
 class UnknownTraversalDirectionError(UnknownChoiceError, RetrievalError):
     """A graph walk was asked for a direction other than ``both``, ``out`` or ``in``."""
+
+
+class UnknownStoredValueError(StoreError):
+    """A store holds a value outside a closed set: the data dir was written by another agrag version, or damaged.
+
+    Usage:
+        ```python
+        raise UnknownStoredValueError("graph store", "resolution rule", "phonetic", ["fuzzy", "llm"])
+        ```
+    """
+
+    def __init__(self, store: str, what: str, value: str, valid: Iterable[str]) -> None:
+        self.what = what
+        self.value = value
+        self.valid = list(valid)
+        super().__init__(
+            f"The {store} holds an unknown {what} {value!r} (this agrag knows {', '.join(self.valid)}): the data "
+            "dir was written by another agrag version or is damaged. Open it with the version that wrote it, or "
+            "ingest the documents again into a new data dir."
+        )

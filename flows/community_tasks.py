@@ -15,13 +15,14 @@ from prefect.cache_policies import NO_CACHE
 from agrag.components.communities.leiden_community_detector import LeidenCommunityDetector
 from agrag.components.data_models.community import Community, ReportMethod
 from agrag.components.data_models.phase_key import GRAPH_SUBJECT, PhaseKey
+from agrag.components.embedders.embedding_texts import community_report_text
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter
 from agrag.components.reporters.llm_community_reporter import LLMCommunityReporter
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
-from agrag.components.stores.vector_payloads import community_payload, community_report_text
+from agrag.components.stores.vector_payloads import community_payload
 from agrag.components.stores.vector_store import VectorPoint
 from agrag.flows.progress import progress_bar
 from agrag.pipelines.config_models import CommunityConfig

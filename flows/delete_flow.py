@@ -15,11 +15,11 @@ from agrag.components.errors import AgragError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows import community_tasks
+from agrag.flows.community_refresh import refresh_communities
 from agrag.flows.run_context import current_run, requester, tracked_run
 from agrag.flows.run_inputs import check_overrides, run_settings
 from agrag.flows.run_outcome import ended, failed_state, quiet_engine_tracebacks, record
 from agrag.pipelines.config_models import AgragConfig
-from agrag.pipelines.ingest_components import reports_use_llm
 from agrag.pipelines.runtime import Runtime, check_ingested, runtime_for
 
 
@@ -66,10 +66,8 @@ def delete_from(
     communities = 0
     settings = config.ingest.communities
     if settings.enabled:
-        found = community_tasks.detect_communities.fn(store, settings)
-        report_llm = llm if reports_use_llm(settings, llm) else None
-        community_tasks.write_reports.fn(store, found, settings, report_llm, embedder, touched=touched)
-        communities = len(found)
+        done = refresh_communities(touched, store=store, settings=settings, embedder=embedder, llm=llm)
+        communities = done.communities
     return DeleteReport(document_id, len(retired), len(retirement.removed), communities)
 
 

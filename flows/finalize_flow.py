@@ -1,4 +1,4 @@
-"""The community stages of an ingestion, and ``finalize``: rebuild stale communities and reports on their own.
+"""``finalize``: rebuild stale communities and reports on their own (``flows/community_refresh.py`` does the work).
 
 With ``ingest.finalize=manual`` an ingestion writes chunks, entities, relations and vectors but leaves the
 communities stale (the journal's ``communities-stale`` mark, as a killed run would); ``finalize_into`` (``agrag
@@ -7,55 +7,20 @@ finalize``) then detects communities and writes their reports once, for every in
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows import community_tasks
+from agrag.flows.community_refresh import refresh_communities
 from agrag.flows.ingest_control import IngestControl
-from agrag.flows.ingest_report import IngestReport
-from agrag.flows.stage_clock import StageClock, as_is
+from agrag.flows.stage_clock import StageClock
 from agrag.pipelines.config_models import AgragConfig
-from agrag.pipelines.ingest_components import reports_use_llm
 
 DEFERRED = "deferred (ingest.finalize=manual): run `agrag finalize` to rebuild communities and reports"
 NOTHING_STALE = "nothing to finalize: the communities and reports are up to date"
-
-
-def refresh_communities(
-    report: IngestReport,
-    clock: StageClock,
-    touched: frozenset[str],
-    *,
-    store: KnowledgeStore,
-    config: AgragConfig,
-    embedder: SentenceTransformersTextEmbedder,
-    llm: OpenAIChatClient | None,
-    progress: bool,
-) -> IngestReport:
-    """Detect communities and write their reports; only the final store writes hold ``store.writing()``."""
-    settings = config.ingest.communities
-    communities = clock.run("communities", lambda: community_tasks.detect_communities(store, settings))
-    report = replace(report, communities_by_level=dict(sorted(Counter(c.level for c in communities).items())))
-    clock.completed("communities", report)
-    report_llm = llm if reports_use_llm(settings, llm) else None
-    outcome = clock.run(
-        "reports",
-        lambda: community_tasks.write_reports(
-            store, as_is(communities), settings, as_is(report_llm), embedder, touched=touched, progress=progress
-        ),
-    )
-    report = replace(
-        report,
-        reports_by_method=outcome.by_method,
-        reports_reused=outcome.reused,
-        report_fallbacks=outcome.fallbacks,
-    )
-    clock.completed("reports", report)
-    return report
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +77,9 @@ def finalize_into(
             False, "communities are off (ingest.communities.enabled=false): nothing to finalize", len(touched)
         )
     clock = StageClock(control)
-    empty = IngestReport(folder="", documents_seen=0, documents_ingested=0, documents_unchanged=0, failures=())
+    settings = config.ingest.communities
     done = refresh_communities(
-        empty, clock, touched, store=store, config=config, embedder=embedder, llm=llm, progress=progress
+        touched, store=store, settings=settings, embedder=embedder, llm=llm, progress=progress, clock=clock
     )
     levels = ", ".join(f"level {level}: {n}" for level, n in done.communities_by_level.items()) or "none"
     return FinalizeReport(
@@ -122,7 +87,7 @@ def finalize_into(
         f"finalized: communities rebuilt around {len(touched)} touched entities ({levels})",
         len(touched),
         done.communities_by_level,
-        done.reports_by_method,
-        done.reports_reused,
+        done.reports.by_method,
+        done.reports.reused,
         dict(clock.seconds),
     )

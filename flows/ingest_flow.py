@@ -24,8 +24,9 @@ from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.flows import community_tasks, plan_groups, write_tasks
 from agrag.flows import ingest_tasks as tasks
+from agrag.flows.community_refresh import refresh_communities
 from agrag.flows.file_statuses import file_statuses, other_settings, with_plans, without_text
-from agrag.flows.finalize_flow import DEFERRED, refresh_communities
+from agrag.flows.finalize_flow import DEFERRED
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_report import (
     IngestReport,
@@ -143,9 +144,17 @@ def ingest_into(
         clock.skipped(COMMUNITY_STAGES, DEFERRED)
         report = replace(report, communities_deferred=True)
     elif ingest.communities.enabled and touched is not None:  # also when a killed run left them stale
-        report = refresh_communities(
-            report, clock, touched, store=store, config=config, embedder=embedder, llm=llm, progress=progress
+        done = refresh_communities(
+            touched,
+            store=store,
+            settings=ingest.communities,
+            embedder=embedder,
+            llm=llm,
+            progress=progress,
+            clock=clock,
+            report=report,
         )
+        report = done.into(report)
     elif not ingest.communities.enabled:
         clock.skipped(COMMUNITY_STAGES, "communities are off (ingest.communities.enabled=false)")
     else:

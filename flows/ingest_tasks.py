@@ -20,6 +20,7 @@ from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.phase_key import PhaseKey, batch_subject, document_subject
 from agrag.components.data_models.resolution import Resolution
+from agrag.components.embedders.embedding_texts import chunk_embedding_text, entity_embedding_text
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import LLMBudgetError
 from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor
@@ -59,24 +60,6 @@ class PhaseOutput(Generic[T]):
 
     value: T
     reused: int
-
-
-def chunk_embedding_text(chunk: Chunk) -> str:
-    """What the chunk's vectors are computed from: where it sits, then what it says.
-
-    A heading the chunk's first line already states is not repeated.
-    """
-    path = chunk.heading_path if chunk.heading_path[:1] == (chunk.title,) else (chunk.title, *chunk.heading_path)
-    first_line = chunk.text.split("\n", 1)[0].lstrip("#").strip()
-    if path and path[-1] == first_line:
-        path = path[:-1]
-    prefix = " > ".join(p for p in path if p)
-    return f"{prefix}\n{chunk.text}" if prefix else chunk.text
-
-
-def entity_embedding_text(entity: Entity) -> str:
-    """What the entity's vectors are computed from: its name, type and description."""
-    return f"{entity.name} ({entity.label}): {entity.description}"
 
 
 @task(name="load", cache_policy=NO_CACHE, persist_result=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import cast
@@ -19,6 +18,7 @@ from agrag.components.extractors.reextract_errors import ReextractRequestError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows import community_tasks
+from agrag.flows.community_refresh import refresh_communities
 from agrag.flows.ingest_control import IngestControl, checkpoint
 from agrag.flows.reextract_report import ReextractReport, ReextractStatus, reextract_summary
 from agrag.flows.reextract_tasks import PHASES, SettingsOf, check_budget, reextract_document, select_documents
@@ -27,7 +27,7 @@ from agrag.flows.run_inputs import check_overrides, run_settings
 from agrag.flows.run_outcome import COMPLETED_WITH_FAILURES, ended, failed_state, quiet_engine_tracebacks, record
 from agrag.flows.stage_clock import as_is
 from agrag.pipelines.config_models import AgragConfig, IngestConfig
-from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, phase_hashes, reports_use_llm
+from agrag.pipelines.ingest_components import PhaseHashes, check_llm_needs, phase_hashes
 from agrag.pipelines.ingest_plans import plan_for
 from agrag.pipelines.ontology_in_force import in_force
 from agrag.pipelines.plan_models import FinalizePolicy
@@ -96,12 +96,10 @@ def reextract_into(
         report = replace(report, notes=(*report.notes, DEFERRED))
     elif settings.enabled and touched is not None:  # also when a killed run left them stale
         checkpoint(control)
-        found = community_tasks.detect_communities(store, settings)
-        report_llm = llm if reports_use_llm(settings, llm) else None
-        community_tasks.write_reports(
-            store, as_is(found), settings, as_is(report_llm), embedder, touched=touched, progress=progress
+        done = refresh_communities(
+            touched, store=store, settings=settings, embedder=embedder, llm=llm, progress=progress
         )
-        report = replace(report, communities_by_level=dict(sorted(Counter(c.level for c in found).items())))
+        report = replace(report, communities_by_level=done.communities_by_level)
     if report.with_status(ReextractStatus.REEXTRACTED):
         with store.writing():
             record_ontology(store.graph, config.ingest.ontology)

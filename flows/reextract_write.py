@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.phase_key import PhaseKey
 from agrag.components.data_models.resolution import MERGED, Resolution
+from agrag.components.embedders.embedding_texts import entity_embedding_text
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import entity_payload
 from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD, VectorPoint
 from agrag.flows.community_tasks import mark_communities_stale
-from agrag.flows.ingest_tasks import entity_embedding_text
 from agrag.pipelines.ingest_components import PhaseHashes
 
 BEFORE = "reextract-before"

@@ -15,16 +15,19 @@ from typing import TypeVar
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.embedders.embedding_texts import (
+    chunk_embedding_text,
+    community_report_text,
+    entity_embedding_text,
+)
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import (
     chunk_payload,
     community_payload,
-    community_report_text,
     entity_payload,
 )
 from agrag.components.stores.vector_store import STATUS_FIELD, SUPERSEDED, VectorCollection, VectorPoint, VectorStore
-from agrag.flows.ingest_tasks import chunk_embedding_text, entity_embedding_text
 from agrag.pipelines.store_factory import VectorDamage, vector_damage
 
 # Chunks read from the graph and embedded at a time, so memory stays flat on a large graph.

@@ -10,6 +10,7 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.citations import CitationCheck, RenderedAnswer
 from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.evidence import (
     MAX_DEPTH,
     MAX_LIMIT,
@@ -28,32 +29,22 @@ from agrag.components.data_models.evidence import (
 )
 from agrag.components.data_models.evidence_id import EvidenceId
 from agrag.components.data_models.search_filters import SearchFilters
-from agrag.components.data_models.search_result import SearchResult
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import EvidenceError
 from agrag.components.evidence.citation_checker import CitationChecker
 from agrag.components.evidence.citation_renderer import CitationRenderer
+from agrag.components.evidence.qdrant_chunk_discoverer import QdrantChunkDiscoverer
 from agrag.components.evidence.snippets import snippet
 from agrag.components.evidence.span_text import span_text
+from agrag.components.graph.graph_entity_lookup import GraphEntityLookup
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
-from agrag.components.joiners.rrf_joiner import reciprocal_rank_fusion
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
 from agrag.components.safe_text import require_text
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.components.stores.vector_payloads import chunk_from_payload
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, PayloadFilter, QueryLeg
 
 E = TypeVar("E", bound=StrEnum)
 
-EVIDENCE_RRF_K = 60  # fixed by the spec for evidence discovery, whatever RETRIEVAL_RRF_K says
-CANDIDATES_PER_RESULT = 4  # each leg fetches this many candidates per result asked for
-MAX_CANDIDATES = 200
 SUPPORT_PER_ENTITY = 3
-_LEGS = {
-    DiscoverMode.KEYWORD: (QueryLeg.KEYWORD,),
-    DiscoverMode.VECTOR: (QueryLeg.DENSE,),
-    DiscoverMode.HYBRID: (QueryLeg.DENSE, QueryLeg.KEYWORD),
-}
 
 
 class EvidenceSession:
@@ -88,6 +79,8 @@ class EvidenceSession:
         self.scope = scope or EvidenceScope()
         self._fetched: dict[str, FetchedEvidence] = {item.id: item for item in fetched}
         self._names = PassageGraphCache(store.graph)
+        self._discoverer = QdrantChunkDiscoverer(store.chunks)
+        self._lookup = GraphEntityLookup(store.graph)
 
     @property
     def fetched(self) -> dict[str, FetchedEvidence]:
@@ -110,31 +103,19 @@ class EvidenceSession:
             raise EvidenceError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}.")
         if self.scope.document_ids == ():
             return DiscoverResult((), mode)
-        candidates = min(limit * CANDIDATES_PER_RESULT, MAX_CANDIDATES)
-        condition = PayloadFilter(((STATUS_FIELD, CURRENT),))
-        if self.scope.document_ids is not None:
-            condition = condition.and_("document_id", self.scope.document_ids)
-        dense = self.embedder.embed_batch([query])[0] if QueryLeg.DENSE in _LEGS[mode] else []
-        ranked: list[list[SearchResult]] = []
-        failed: dict[str, str] = {}
-        for leg in _LEGS[mode]:
-            try:
-                hits = self.store.chunks.query_leg(leg, dense, query, candidates, condition)
-            # A leg is one of two ways to search; its failure is reported and the other's hits still come back.
-            except Exception as exc:
-                failed[leg.value] = f"{type(exc).__name__}: {exc}"
-                continue
-            ranked.append([SearchResult(chunk_from_payload(h), h.score, leg.value, (leg.value,)) for h in hits])
-        fused = reciprocal_rank_fusion(ranked, EVIDENCE_RRF_K)
-        truncated = len(fused) > limit or any(len(hits) >= candidates for hits in ranked)
+        filters = None if self.scope.document_ids is None else SearchFilters(document_ids=self.scope.document_ids)
+        embedding = None
+        if self._discoverer.needs_embedding(mode):
+            embedding = Embedding(tuple(self.embedder.embed_batch([query])[0]))
+        out = self._discoverer.run(query=query, mode=mode, limit=limit, query_embedding=embedding, filters=filters)
         found = []
-        for result in fused[:limit]:
+        for result in out["results"]:
             chunk = result.item
             assert isinstance(chunk, Chunk)  # the chunk collection holds chunks
             evidence_id = str(EvidenceId.of_chunk(chunk))
             location = _location(chunk)
             found.append(EvidenceHit(evidence_id, snippet(chunk.text, query), location, result.score, result.methods))
-        return DiscoverResult(tuple(found), mode, failed, truncated)
+        return DiscoverResult(tuple(found), mode, out["failed_legs"], out["truncated"])
 
     def fetch(self, ids: Iterable[str]) -> FetchResult:
         """The exact text behind each id, in the order asked; ids not found (or outside the scope) are listed apart.
@@ -279,18 +260,17 @@ class EvidenceSession:
 
     def _entity_named(self, entity: str) -> EntityEvidence | None:
         """The visible entity with this id, else the visible entity with this exact (normalized) name."""
-        found = self._entity_evidence([entity])
-        if found:
-            return found[0]
         # Within a scope, only a name in-scope text uses finds an entity (not the name another document gives it).
-        named = [e.id for e in self.store.graph.entities_named_in_scope(entity, self.scope.documents, limit=5)]
-        found = self._entity_evidence(named)
+        found = self._evidence_of(self._lookup.resolve(entity, self.scope))
         return found[0] if found else None
 
     def _entity_evidence(self, entity_ids: Sequence[str]) -> tuple[EntityEvidence, ...]:
-        graph = self.store.graph
-        visible = graph.visible_entities(entity_ids, self.scope.documents)
-        support = graph.entity_support_in_scope([e.id for e in visible], self.scope.documents, SUPPORT_PER_ENTITY)
+        return self._evidence_of(self._lookup.with_ids(entity_ids, self.scope))
+
+    def _evidence_of(self, visible: Sequence[Entity]) -> tuple[EntityEvidence, ...]:
+        support = self.store.graph.entity_support_in_scope(
+            [e.id for e in visible], self.scope.documents, SUPPORT_PER_ENTITY
+        )
         # Within a scope the store names each entity from in-scope records only, and gives a description only when
         # no document outside the scope names the record it comes from.
         return tuple(

@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from haystack import Pipeline
+
 from agrag.components.data_models.evidence import EvidenceScope, FetchedEvidence
+from agrag.components.data_models.retrieval_method import RetrievalMethod
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import ConfigError, NothingIngestedError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
@@ -24,8 +27,9 @@ from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.pipelines.ingest_components import llm_client
 from agrag.pipelines.search_engine import SearchEngine
+from agrag.pipelines.search_pipeline import build_search_pipeline
 from agrag.pipelines.settings import AgragSettings, Settings, load_settings
-from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store
+from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store, store_spec
 
 
 def compose_config(overrides: Sequence[str], settings: Settings) -> AgragConfig:
@@ -181,6 +185,24 @@ def open_runtime(
         store.close()
         raise
     return Runtime(config, settings, embedder, llm, store, engine, runs, tuple(overrides))
+
+
+def recipe_pipeline(config: AgragConfig, settings: Settings) -> Pipeline:
+    """The Haystack pipeline of ``config.recipe`` over the settings' data dir, built without opening any store.
+
+    Its components hold the data dir's ``StoreSpec`` and open it in ``warm_up`` (or use the stores this process
+    holds), so ``Pipeline.dumps()`` gives a YAML that ``Pipeline.loads`` runs anywhere the data dir is readable.
+    An LLM client is made only for a recipe with text2cypher (None when no endpoint is set: that method then fails
+    when it runs, as in a search).
+
+    Raises:
+        ConfigError: the recipe needs something the settings do not give (a cross-encoder model).
+    """
+    recipe = config.recipe
+    spec = store_spec(settings.agrag, config.vector_store, config.embedder.model, settings.retrieval.rrf_k)
+    embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
+    llm = llm_client(settings.agrag) if RetrievalMethod.TEXT2CYPHER in recipe.methods else None
+    return build_search_pipeline(recipe, spec, embedder, settings.retrieval, llm)
 
 
 _SERVED: dict[Path, Runtime] = {}

@@ -23,12 +23,12 @@ from agrag.components.data_models.traversal_direction import TraversalDirection
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import AllRetrievalMethodsFailedError, FilterNotHonouredError, RetrievalError
 from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
+from agrag.components.graph.graph_entity_lookup import GraphEntityLookup
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.retrievers.filter_conditions import check_properties
 from agrag.components.retrievers.filter_support import refusals
 from agrag.components.retrievers.graph_candidate_retriever import GraphCandidateRetriever
-from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever, entity_passes
 from agrag.components.safe_text import require_text
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.pipelines.config_models import RecipeConfig
@@ -97,6 +97,7 @@ class SearchEngine:
         # sync callers (the CLI, the HTTP API's worker threads) share one loop and one pool for the methods
         self._loop = EventLoopThread("agrag-search", workers=max(8, 2 * concurrency_limit))
         self._snapshots = PassageGraphCache(graph_store.graph)  # one in-memory passage graph for every recipe
+        self._lookup = GraphEntityLookup(graph_store.graph, graph_store.entities)
 
     def pipeline_for(self, recipe: RecipeConfig) -> Pipeline:
         """The (cached) Haystack pipeline of a recipe; one engine may serve many threads at once.
@@ -192,22 +193,13 @@ class SearchEngine:
 
         ``filters`` (labels, document ids, properties) apply to both ways; None when nothing matches.
         """
-        documents = filters.document_ids if filters is not None and filters.document_ids else None
-        graph = self.store.graph
         # Within documents, only a name their text uses finds an entity, and the entity is named as they name it.
-        named = graph.entities_named_in_scope(name, documents) if documents else graph.find_entities_by_name(name)
-        exact = [e for e in named if entity_passes(e, filters)]
-        if exact:
-            return exact[0]
+        exact = self._lookup.exact(name, filters)
+        if exact is not None:
+            return exact
         # By similarity alone: a misspelt "Orion Planer" means the Orion Planner, not the entity "Orion" it names.
         embedding = (await asyncio.to_thread(self.embedder.run, text=name))["embedding"]
-        lookup = QdrantEntityRetriever(
-            self.store.entities, top_k=1, ids_of_documents=graph.entity_ids_of_documents, graph=graph
-        )
-        out = await asyncio.to_thread(lookup.run, query=name, query_embedding=embedding, filters=filters)
-        if not out["status"].ok:
-            raise RetrievalError(f"Entity search for {name!r} failed: {out['status'].error}")
-        return next((r.item for r in out["results"] if isinstance(r.item, Entity)), None)
+        return await asyncio.to_thread(self._lookup.nearest, name, embedding, filters)
 
     async def traverse(
         self,
@@ -240,7 +232,7 @@ class SearchEngine:
         return GraphCandidateRetriever(self.store.graph, limit=limit).run(query=query)["candidates"]
 
     async def _resolve_seed(self, seed: str) -> Entity:
-        known = self.store.graph.get_entities([seed]) or self.store.graph.find_entities_by_name(seed, limit=1)
+        known = self._lookup.resolve(seed, limit=1)
         if known:
             return known[0]
         # a seed must name one entity exactly; a near name is only offered, never walked from

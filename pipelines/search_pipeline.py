@@ -9,6 +9,7 @@ walk, walk passages, reports) once; the optional re-rank re-orders; ``cut`` keep
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from haystack import Pipeline
@@ -22,12 +23,16 @@ from agrag.components.expanders.graph_community_expander import GraphCommunityEx
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.joiners.rrf_joiner import RRFJoiner
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
+from agrag.components.retrievers.filter_conditions import IdsOfDocuments
 from agrag.components.retrievers.llm_text2cypher_retriever import LLMText2CypherRetriever
 from agrag.components.retrievers.page_rank_chunk_retriever import PageRankChunkRetriever
 from agrag.components.retrievers.qdrant_chunk_retriever import QdrantChunkRetriever
 from agrag.components.retrievers.qdrant_community_retriever import QdrantCommunityRetriever
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
+from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.store_spec import StoreSpec
+from agrag.components.stores.vector_store import VectorStore
 from agrag.pipelines.config_models import RecipeConfig, Reranker, RetrievalMethod
 from agrag.pipelines.settings import RetrievalSettings
 
@@ -69,9 +74,35 @@ def without_parts(recipe: RecipeConfig, parts: Collection[str]) -> RecipeConfig:
     return recipe.model_copy(update=update)
 
 
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """What the components are built from: the open stores, or the spec of each (then opened in ``warm_up``)."""
+
+    graph: GraphStore | StoreSpec
+    chunks: VectorStore | StoreSpec
+    entities: VectorStore | StoreSpec
+    communities: VectorStore | StoreSpec
+    entity_ids: IdsOfDocuments | StoreSpec
+    community_ids: IdsOfDocuments | StoreSpec
+
+    @classmethod
+    def of(cls, store: KnowledgeStore | StoreSpec) -> _Parts:
+        if isinstance(store, StoreSpec):
+            return cls(store, store, store, store, store, store)
+        graph = store.graph
+        return cls(
+            graph,
+            store.chunks,
+            store.entities,
+            store.communities,
+            graph.entity_ids_of_documents,
+            graph.community_ids_of_documents,
+        )
+
+
 def _method(
     method: RetrievalMethod,
-    store: KnowledgeStore,
+    store: _Parts,
     top_k: int,
     settings: RetrievalSettings,
     llm: OpenAIChatClient | None,
@@ -81,14 +112,12 @@ def _method(
     graph = store.graph
     if method is RetrievalMethod.ENTITY:
         return QdrantEntityRetriever(
-            store.entities, top_k=top_k, ids_of_documents=graph.entity_ids_of_documents, names=snapshots, graph=graph
+            store.entities, top_k=top_k, ids_of_documents=store.entity_ids, names=snapshots, graph=graph
         )
     if method is RetrievalMethod.CHUNK:
         return QdrantChunkRetriever(store.chunks, top_k=top_k, graph=graph)
     if method is RetrievalMethod.COMMUNITY:
-        return QdrantCommunityRetriever(
-            store.communities, top_k=top_k, ids_of_documents=graph.community_ids_of_documents
-        )
+        return QdrantCommunityRetriever(store.communities, top_k=top_k, ids_of_documents=store.community_ids)
     if method is RetrievalMethod.TEXT2CYPHER:
         return LLMText2CypherRetriever(graph, llm, top_k=top_k)
     return PageRankChunkRetriever(
@@ -101,7 +130,7 @@ def _method(
     )
 
 
-def _reranker(recipe: RecipeConfig, store: KnowledgeStore, settings: RetrievalSettings) -> Any:
+def _reranker(recipe: RecipeConfig, store: _Parts, settings: RetrievalSettings) -> Any:
     # Imported here: the cross-encoder pulls in sentence-transformers' model code, which most recipes never need.
     if recipe.reranker is Reranker.NODE_DISTANCE:
         from agrag.components.rerankers.node_distance_reranker import NodeDistanceReranker  # noqa: PLC0415
@@ -131,7 +160,7 @@ def needs_query_embedding(recipe: RecipeConfig) -> bool:
 
 def build_search_pipeline(
     recipe: RecipeConfig,
-    store: KnowledgeStore,
+    store: KnowledgeStore | StoreSpec,
     embedder: SentenceTransformersTextEmbedder,
     settings: RetrievalSettings,
     llm: OpenAIChatClient | None = None,
@@ -143,19 +172,24 @@ def build_search_pipeline(
     Run it with ``Pipeline.run_async`` so the methods run at the same time. ``snapshots`` shares the in-memory
     passage graph between the pipelines of one engine (None: this pipeline builds its own).
 
+    Built from a ``StoreSpec`` instead of the open stores, no store is opened here: each component opens (or finds,
+    in a process that holds the data dir) its store in ``warm_up``. Either way ``Pipeline.dumps()`` writes the
+    pipeline as YAML naming the data dir, which ``Pipeline.loads`` in another process runs with the same results.
+
     Raises:
         ConfigError: the recipe needs something the settings do not give (a cross-encoder model).
     """
     pipeline = Pipeline()
+    parts = _Parts.of(store)
     embeds = needs_query_embedding(recipe)
     if embeds:
         pipeline.add_component(EMBEDDER, SentenceTransformersTextEmbedder(embedder.model, embedder.device))
     pipeline.add_component(FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(FINAL_FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(CUT, LimitCutter(limit=recipe.limit))
-    snapshots = snapshots or PassageGraphCache(store.graph)
+    snapshots = snapshots or PassageGraphCache(parts.graph)
     for method in recipe.methods:
-        pipeline.add_component(method.value, _method(method, store, recipe.limit, settings, llm, snapshots=snapshots))
+        pipeline.add_component(method.value, _method(method, parts, recipe.limit, settings, llm, snapshots=snapshots))
         if method is not RetrievalMethod.TEXT2CYPHER:
             pipeline.connect(f"{EMBEDDER}.embedding", f"{method.value}.query_embedding")
         pipeline.connect(f"{method.value}.results", f"{FUSION}.results")
@@ -163,9 +197,9 @@ def build_search_pipeline(
     found = f"{FUSION}.results"
     if recipe.bfs:
         depth = recipe.bfs_depth or settings.traversal_depth
-        chunks = store.chunks if recipe.bfs_passages else None
+        chunks = parts.chunks if recipe.bfs_passages else None
         walk = GraphBfsExpander(
-            store.graph, depth=depth, per_hop=settings.traversal_per_hop, limit=recipe.limit, chunks=chunks
+            parts.graph, depth=depth, per_hop=settings.traversal_per_hop, limit=recipe.limit, chunks=chunks
         )
         pipeline.add_component(WALK, walk)
         pipeline.connect(found, f"{WALK}.results")
@@ -179,12 +213,12 @@ def build_search_pipeline(
             pipeline.connect(f"{WALK}.results", f"{WALK_FUSION}.results")
             found = f"{WALK_FUSION}.results"
     if recipe.community_expand:
-        pipeline.add_component(EXPAND, GraphCommunityExpander(store.graph, top_k=recipe.community_top_k))
+        pipeline.add_component(EXPAND, GraphCommunityExpander(parts.graph, top_k=recipe.community_top_k))
         pipeline.connect(found, f"{EXPAND}.results")
         pipeline.connect(f"{EXPAND}.results", f"{FINAL_FUSION}.results")
     last = f"{FINAL_FUSION}.results"
     if recipe.reranker is not None:
-        pipeline.add_component(RERANK, _reranker(recipe, store, settings))
+        pipeline.add_component(RERANK, _reranker(recipe, parts, settings))
         pipeline.connect(last, f"{RERANK}.results")
         last = f"{RERANK}.results"
     pipeline.connect(last, f"{CUT}.results")

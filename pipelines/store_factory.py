@@ -6,10 +6,16 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
+from haystack.utils import Secret
+from pydantic import SecretStr
+
+from agrag.components import defaults
+from agrag.components.data_models.vector_backend import VectorBackend
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
-from agrag.components.errors import ConfigError, CorruptedStoreError, StoreError, StoreLockedError
+from agrag.components.errors import ConfigError, CorruptedStoreError, NothingIngestedError, StoreError, StoreLockedError
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.json_ontology_store import JsonOntologyStore
@@ -17,6 +23,8 @@ from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.components.stores.store_registry import register_store
+from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_store import STATUS_FIELD, VectorCollection, VectorStore
 from agrag.pipelines.config_models import (
     EdgeVectorStoreConfig,
@@ -24,7 +32,7 @@ from agrag.pipelines.config_models import (
     QdrantVectorStoreConfig,
     VectorStoreConfig,
 )
-from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_retrieval_settings
+from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_retrieval_settings, load_settings
 
 # Payload fields the chunk filters use; indexed so filtering never scans every point.
 KEYWORD_FIELDS = {
@@ -247,7 +255,7 @@ def open_knowledge_store(
             raise CorruptedStoreError(settings.data_dir, "; ".join(map(str, damage)), REPAIR_FIX)
         opened.pop_all()
     journal = SqlitePhaseJournal(settings.data_dir / PHASE_JOURNAL_FILE)
-    return KnowledgeStore(
+    knowledge = KnowledgeStore(
         graph=graph,
         chunks=chunks,
         entities=entities,
@@ -255,4 +263,62 @@ def open_knowledge_store(
         lock=lock,
         journal=journal,
         ontology=JsonOntologyStore(settings.data_dir / ONTOLOGY_FILE),
+        spec=store_spec(settings, vector_store, embedder.model, rrf_k),
     )
+    register_store(knowledge)  # components holding its spec resolve to it, never open the data dir twice
+    return knowledge
+
+
+QDRANT_API_KEY_VARIABLE = "AGRAG_QDRANT_API_KEY"
+
+
+def store_spec(settings: AgragSettings, vector_store: VectorStoreConfig, embedding_model: str, rrf_k: int) -> StoreSpec:
+    """The ``StoreSpec`` of the data dir the settings name: what a serialized pipeline holds instead of the stores.
+
+    It opens nothing. Its opener is ``open_store_spec``, so a process that loads the pipeline opens the data dir
+    itself; the Qdrant API key is written as a reference to its environment variable.
+    """
+    server = isinstance(vector_store, QdrantVectorStoreConfig)
+    prefix = vector_store.collection_prefix if isinstance(vector_store, QdrantVectorStoreConfig) else None
+    return StoreSpec(
+        data_dir=str(settings.data_dir),
+        embedding_model=embedding_model,
+        rrf_k=rrf_k,
+        vector_backend=VectorBackend.from_str(vector_store.backend),
+        qdrant_url=(settings.qdrant_url or None) if server else None,
+        qdrant_path=str(settings.qdrant_path) if server and settings.qdrant_path is not None else None,
+        collection_prefix=prefix,
+        qdrant_api_key=Secret.from_env_var(QDRANT_API_KEY_VARIABLE, strict=False) if server else None,
+        opener=open_store_spec,
+    )
+
+
+def open_store_spec(spec: StoreSpec) -> KnowledgeStore:
+    """Open the stores ``spec`` names, with the other settings (buffer pool...) from the environment.
+
+    The opener of the specs ``store_spec`` makes: ``store_registry.open_store`` calls it when this process has not
+    opened the data dir yet.
+
+    Raises:
+        NothingIngestedError: the data dir holds no graph.
+        StoreLockedError: another process holds the data dir.
+    """
+    settings = load_settings()
+    api_key = spec.qdrant_api_key.resolve_value() if spec.qdrant_api_key is not None else None
+    update = {
+        "data_dir": Path(spec.data_dir),
+        "qdrant_url": spec.qdrant_url,
+        "qdrant_path": Path(spec.qdrant_path) if spec.qdrant_path is not None else None,
+        "qdrant_api_key": SecretStr(api_key) if isinstance(api_key, str) else None,
+    }
+    agrag = settings.agrag.model_copy(update=update)
+    if not agrag.graph_path.exists():
+        raise NothingIngestedError(agrag.data_dir)
+    vector_store: VectorStoreConfig = (
+        EdgeVectorStoreConfig()
+        if spec.vector_backend is VectorBackend.EDGE
+        else QdrantVectorStoreConfig(collection_prefix=spec.collection_prefix or defaults.QDRANT_COLLECTION_PREFIX)
+    )
+    retrieval = settings.retrieval.model_copy(update={"rrf_k": spec.rrf_k})
+    embedder = SentenceTransformersTextEmbedder(spec.embedding_model)  # the model loads only if never recorded
+    return open_knowledge_store(agrag, vector_store, embedder, retrieval)

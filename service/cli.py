@@ -14,6 +14,7 @@ from agrag.service.evidence_commands import evidence
 from agrag.service.finalize_command import finalize
 from agrag.service.mcp_command import mcp
 from agrag.service.ontology_command import ontology
+from agrag.service.recipe_command import recipe
 from agrag.service.reextract_command import reextract
 from agrag.service.repair_command import repair
 from agrag.service.runs_commands import runs
@@ -292,6 +293,7 @@ app.add_typer(merges, name="merges")
 app.add_typer(evidence, name="evidence")
 app.add_typer(runs, name="runs")
 app.add_typer(ontology, name="ontology")
+app.add_typer(recipe, name="recipe")
 app.command("status")(status)
 app.command("reextract")(reextract)
 app.command("repair")(repair)

@@ -16,6 +16,7 @@ from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
+from agrag.components.data_models.resolved_entity import ResolvedEntity
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.data_models.stored_document import StoredDocument
@@ -28,6 +29,8 @@ LABEL_WIDTH = 44
 def item_label(result: SearchResult) -> str:
     """A one-line label: an entity's name, the start of a chunk, a relation, a report's title, a query row."""
     item = result.item
+    if isinstance(item, ResolvedEntity) and item.aliases:
+        return f"{item.name} (also {', '.join(item.aliases)})"
     if isinstance(item, Entity):
         return item.name
     if isinstance(item, Chunk):
@@ -93,7 +96,11 @@ def trace_table(trace: SearchTrace) -> Table:
 
 
 def results_json(results: list[SearchResult], trace: SearchTrace | None) -> str:
-    """Results (and the trace) as JSON."""
+    """Results (and the trace) as JSON.
+
+    ``type`` names the item's class: ``ResolvedEntity`` for an entity that absorbed others, whose ``item`` then
+    also holds ``merged_from`` (each merged entity's id, name, label, rule, score and reason).
+    """
     rows: list[dict[str, Any]] = [
         {
             "rank": i,

@@ -1,12 +1,16 @@
 """Shared fixtures: offline environment, a hermetic working directory, the real embedder, one Prefect harness."""
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 # Before Haystack, Prefect or transformers are imported by any test module.
 _PREFECT_HOME = tempfile.mkdtemp(prefix="agrag-prefect-")
+# Each pytest process (and xdist worker) gets its own; without this, every run left one in /tmp.
+atexit.register(shutil.rmtree, _PREFECT_HOME, ignore_errors=True)
 # pytest-xdist's workers set COLUMNS=80; rich would fix every console at that width when the CLI is first imported,
 # while the CLI tests set the width of each command they run.
 for _key in ("COLUMNS", "LINES"):

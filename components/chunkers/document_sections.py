@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agrag.components.data_models.chunk import TABLE_CHUNK, TEXT_CHUNK, Chunk, chunk_id_for
+from agrag.components.data_models.chunk import TABLE_CHUNK, TEXT_CHUNK, Chunk, ChunkKind, chunk_id_for
 from agrag.components.data_models.document_structure import TableCell, TableRegion
 from agrag.components.data_models.loaded_document import LoadedDocument
 
@@ -73,7 +73,7 @@ class ChunkDraft:
     start: int
     end: int
     heading_path: tuple[str, ...]
-    kind: str = TEXT_CHUNK
+    kind: ChunkKind = TEXT_CHUNK
     cells: tuple[TableCell, ...] = ()
     parent: int | None = None
 

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agrag.components.data_models.closed_set import ClosedSet
 from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.immutable import Immutable
 
-TEXT_CHUNK = "text"
-SECTION_CHUNK = "section"
-TABLE_CHUNK = "table"
+
+class ChunkKind(ClosedSet, what="chunk kind"):
+    """What a chunk holds: a passage (``text``), a parent section (``section``) or rows of one table (``table``)."""
+
+    TEXT = "text"
+    SECTION = "section"
+    TABLE = "table"
+
+
+TEXT_CHUNK = ChunkKind.TEXT  # the names chunkers and readers have always imported
+SECTION_CHUNK = ChunkKind.SECTION
+TABLE_CHUNK = ChunkKind.TABLE
 
 
 def chunk_id_for(document_id: str, version: str, order: int) -> str:
@@ -56,7 +66,7 @@ class Chunk(Immutable):
     end: int
     parent_id: str | None = None
     title: str = ""
-    kind: str = TEXT_CHUNK
+    kind: ChunkKind = ChunkKind.TEXT
     cells: tuple[TableCell, ...] = ()
     current: bool = True
 

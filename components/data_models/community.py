@@ -23,16 +23,11 @@ class Finding(Immutable):
     explanation: str = ""
 
 
-class ReportMethod(ClosedSet):
+class ReportMethod(ClosedSet, what="community report method"):
     """How a community report was written: by an LLM, or extracted from the members' source sentences."""
 
     LLM = "llm"
     EXTRACTIVE = "extractive"
-
-    @classmethod
-    def what(cls) -> str:
-        """In words, for error messages."""
-        return "community report method"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,14 +39,14 @@ class CommunityReport(Immutable):
         summary: A paragraph (for an extractive report, its most representative source sentences).
         rating: Importance from 0 to 10.
         findings: Key points, each with an explanation.
-        method: A ``ReportMethod`` value, ``llm`` or ``extractive`` (a plain string when read from a store).
+        method: ``llm`` or ``extractive``.
     """
 
     title: str
     summary: str
     rating: float
     findings: tuple[Finding, ...] = ()
-    method: str = ReportMethod.EXTRACTIVE
+    method: ReportMethod = ReportMethod.EXTRACTIVE
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,7 +77,7 @@ class EvidenceHit(Immutable):
         id: Its evidence id (a chunk of the current version).
         snippet: A short excerpt around the words of the query.
         location: Title, heading path and span.
-        score: The fused (hybrid) or the leg's own score.
+        score: The RRF score (k = 60) over the legs the mode runs; one leg's RRF score in keyword or vector mode.
         legs: The legs that found it, best rank first.
     """
 

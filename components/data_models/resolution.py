@@ -8,19 +8,14 @@ from agrag.components.data_models.closed_set import ClosedSet
 from agrag.components.data_models.extraction import Extraction
 
 
-class MergeOutcome(ClosedSet):
+class MergeOutcome(ClosedSet, what="merge decision"):
     """What resolution decided about two look-alike entities."""
 
     MERGED = "merged"
     KEPT_APART = "kept_apart"
 
-    @classmethod
-    def what(cls) -> str:
-        """In words, for error messages."""
-        return "merge decision"
 
-
-class ResolutionRule(ClosedSet):
+class ResolutionRule(ClosedSet, what="resolution rule"):
     """The rule that found two entities alike (see ``EntityResolver``)."""
 
     LABEL = "label"  # same name, an untyped label folded into a typed one
@@ -29,11 +24,6 @@ class ResolutionRule(ClosedSet):
     EMBEDDING = "embedding"
     LLM = "llm"
     HOMONYM = "homonym"
-
-    @classmethod
-    def what(cls) -> str:
-        """In words, for error messages."""
-        return "resolution rule"
 
 
 MERGED = MergeOutcome.MERGED  # the names the merge log's readers have always imported
@@ -51,8 +41,8 @@ class MergeDecision:
     Attributes:
         member_id: The entity that was merged (or kept apart).
         resolved_id: The entity it became (or was compared with).
-        decision: A ``MergeOutcome`` value: ``merged`` or ``kept_apart``.
-        rule: A ``ResolutionRule`` value: ``label`` (same name, an untyped label folded into a typed one),
+        decision: ``merged`` or ``kept_apart``.
+        rule: The rule that found them alike: ``label`` (same name, an untyped label folded into a typed one),
             ``fuzzy``, ``acronym``, ``embedding``, ``llm`` or ``homonym``.
         score: The rule's score (a rapidfuzz ratio 0-100, a cosine, or 1.0 for a yes from the LLM).
         reason: The decision in words, for the log.
@@ -60,8 +50,8 @@ class MergeDecision:
 
     member_id: str
     resolved_id: str
-    decision: str
-    rule: str
+    decision: MergeOutcome
+    rule: ResolutionRule
     score: float
     reason: str
 
@@ -75,7 +65,7 @@ class ResolutionCandidate:
     name: str
     other_name: str
     score: float
-    rule: str
+    rule: ResolutionRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +84,8 @@ class MergeLogEntry:
     id: str
     member_id: str
     resolved_id: str
-    decision: str
-    rule: str
+    decision: MergeOutcome
+    rule: ResolutionRule
     score: float
     reason: str
     undone: bool

@@ -24,27 +24,17 @@ class RetrievalMethod(ClosedSet):
             raise UnknownRecipeMethodError(str(value), [m.value for m in cls], recipe) from None
 
 
-class Reranker(ClosedSet):
+class Reranker(ClosedSet, what="reranker"):
     """How a recipe re-orders the fused candidates."""
 
     CROSS_ENCODER = "cross_encoder"
     NODE_DISTANCE = "node_distance"
 
-    @classmethod
-    def what(cls) -> str:
-        """In words, for error messages."""
-        return "reranker"
 
-
-class SearchStep(ClosedSet):
+class SearchStep(ClosedSet, what="search step"):
     """The steps of a search that are not methods, as ``SearchResult.method`` and the trace name them."""
 
     BFS = "bfs"
     COMMUNITY_EXPAND = "community_expand"
     RERANK = "rerank"
     TRAVERSE = "traverse"  # the walk of ``SearchEngine.traverse`` (the explore tools), outside any recipe
-
-    @classmethod
-    def what(cls) -> str:
-        """In words, for error messages."""
-        return "search step"

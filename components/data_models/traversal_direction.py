@@ -6,17 +6,12 @@ from agrag.components.choice_errors import UnknownChoiceError, UnknownTraversalD
 from agrag.components.data_models.closed_set import ClosedSet
 
 
-class TraversalDirection(ClosedSet):
+class TraversalDirection(ClosedSet, what="traversal direction"):
     """``out`` follows relations from source to target, ``in`` from target to source, ``both`` either way."""
 
     BOTH = "both"
     OUT = "out"
     IN = "in"
-
-    @classmethod
-    def what(cls) -> str:
-        """In words, for error messages."""
-        return "traversal direction"
 
     @classmethod
     def unknown(cls, value: str) -> UnknownChoiceError:

@@ -1,1 +1,1 @@
-"""The algorithms behind the evidence functions: span text, snippets, citation checks."""
+"""The algorithms behind the evidence functions: passage discovery, span text, snippets, citation checks."""

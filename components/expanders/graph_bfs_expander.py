@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from haystack import component
 
@@ -14,6 +15,7 @@ from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_output import WalkOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.traversal_direction import TraversalDirection
@@ -23,6 +25,9 @@ from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
 from agrag.components.retrievers.qdrant_entity_retriever import entity_passes
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.store_backed import StoreBacked
+from agrag.components.stores.store_ref import StoreRef, chunks_part, graph_part
+from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import VectorCollection, VectorHit, VectorStore
 
@@ -34,7 +39,7 @@ MENTIONS_PER_SEED = 50  # a hub seed's chunks that become passage candidates, be
 
 
 @component
-class GraphBfsExpander:
+class GraphBfsExpander(StoreBacked):
     """Walks the relations outward from the first entity hits of a result list and returns what it reaches.
 
     The seeds are the first ``seeds`` entities of the incoming (fused) results. The walk goes ``depth`` hops in
@@ -47,7 +52,8 @@ class GraphBfsExpander:
     that ties several of them together (at most ``limit``, current versions only, narrowed by the search's
     filters). They make the walk's answer traceable to source text, and they reach the second passage of a
     two-step question, which no similarity search of the question finds. A failure is reported in ``status`` and
-    gives no results, so the search still returns what its methods found.
+    gives no results, so the search still returns what its methods found. Built from open stores or from a
+    ``StoreSpec`` (opened in ``warm_up``), it serializes as the spec.
 
     Usage:
         ```python
@@ -59,23 +65,48 @@ class GraphBfsExpander:
 
     def __init__(
         self,
-        graph: GraphStore,
+        graph: GraphStore | StoreSpec,
         depth: int = defaults.TRAVERSAL_DEPTH,
         per_hop: int = defaults.TRAVERSAL_PER_HOP,
         limit: int = 50,
         seeds: int = 5,
         *,
-        method: str = "bfs",
-        chunks: VectorStore | None = None,
+        method: SearchStep | str = SearchStep.BFS,
+        chunks: VectorStore | StoreSpec | None = None,
     ) -> None:
-        """Walk ``graph``; with ``chunks`` (the chunks collection), also rank the walk's passages."""
-        self.graph = graph
+        """Walk ``graph``; with ``chunks`` (the chunks collection), also rank the walk's passages.
+
+        Either may be a ``StoreSpec``: the graph, or the chunks collection, of the data dir it names.
+        """
+        self._graph = StoreRef(graph, graph_part)
         self.depth = depth
         self.per_hop = per_hop
         self.limit = limit
         self.seeds = seeds
-        self.method = method
-        self.chunks = chunks
+        self.method = SearchStep.from_str(method)
+        self._chunks = None if chunks is None else StoreRef(chunks, chunks_part)
+
+    @property
+    def graph(self) -> GraphStore:
+        """The graph store walked (opened from its spec on first use)."""
+        return self._graph.get()
+
+    @property
+    def chunks(self) -> VectorStore | None:
+        """The chunks collection the walk's passages are ranked in, if given."""
+        return None if self._chunks is None else self._chunks.get()
+
+    def _store_refs(self) -> dict[str, StoreRef[Any] | None]:
+        return {"graph": self._graph, "chunks": self._chunks}
+
+    def _plain_params(self) -> dict[str, Any]:
+        return {
+            "depth": self.depth,
+            "per_hop": self.per_hop,
+            "limit": self.limit,
+            "seeds": self.seeds,
+            "method": self.method.value,
+        }
 
     @component.output_types(results=list[SearchResult], passages=list[SearchResult], status=MethodStatus)
     def run(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from haystack import component
 
 from agrag.components import defaults
@@ -14,16 +16,20 @@ from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.store_backed import StoreBacked
+from agrag.components.stores.store_ref import StoreRef, graph_part
+from agrag.components.stores.store_spec import StoreSpec
 
 METHOD = SearchStep.COMMUNITY_EXPAND
 
 
 @component
-class GraphCommunityExpander:
+class GraphCommunityExpander(StoreBacked):
     """Adds the reports of the communities that overlap the entities found (``community_expand`` of a recipe).
 
     Communities are ranked by how many of the found entities they hold, then by how specific they are (a deeper
-    level, fewer members), then by their report's rating; only communities with a report are added.
+    level, fewer members), then by their report's rating; only communities with a report are added. Built from the
+    open graph store or from a ``StoreSpec`` (opened in ``warm_up``), it serializes as the spec.
 
     Usage:
         ```python
@@ -32,9 +38,20 @@ class GraphCommunityExpander:
         ```
     """
 
-    def __init__(self, graph: GraphStore, top_k: int = defaults.RECIPE_COMMUNITY_TOP_K) -> None:
-        self.graph = graph
+    def __init__(self, graph: GraphStore | StoreSpec, top_k: int = defaults.RECIPE_COMMUNITY_TOP_K) -> None:
+        self._graph = StoreRef(graph, graph_part)
         self.top_k = top_k
+
+    @property
+    def graph(self) -> GraphStore:
+        """The graph store of the communities (opened from its spec on first use)."""
+        return self._graph.get()
+
+    def _store_refs(self) -> dict[str, StoreRef[Any] | None]:
+        return {"graph": self._graph}
+
+    def _plain_params(self) -> dict[str, Any]:
+        return {"top_k": self.top_k}
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(self, results: list[SearchResult], filters: SearchFilters | None = None) -> MethodOutput:

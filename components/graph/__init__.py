@@ -1,1 +1,1 @@
-"""Graph algorithms over snapshots of the store: personalized PageRank on the passage-entity graph."""
+"""Graph algorithms: personalized PageRank on passage-entity snapshots, and the one entity lookup by id or name."""

@@ -5,9 +5,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Collection
+from typing import Any
+
+from haystack.core.serialization import default_from_dict, default_to_dict
 
 from agrag.components.graph.passage_graph import PassageGraph
 from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
+from agrag.components.stores.store_ref import StoreRef, graph_part
+from agrag.components.stores.store_spec import StoreSpec
 
 MAX_SCOPED = 16  # passage graphs of document scopes kept per cache
 
@@ -16,7 +21,8 @@ class PassageGraphCache:
     """Holds the passage-entity graph snapshot of a store, shared by the methods that need it in one engine.
 
     The snapshot is read again from the store only when the store's generation (bumped by every write) changed.
-    Thread-safe: the methods of a recipe run at the same time.
+    Thread-safe: the methods of a recipe run at the same time. Given a ``StoreSpec`` instead of the graph store,
+    it opens (or finds) the store on first use, and serializes (``to_dict``) as that spec.
 
     Usage:
         ```python
@@ -25,11 +31,25 @@ class PassageGraphCache:
         ```
     """
 
-    def __init__(self, graph_store: GraphStore) -> None:
-        self.graph_store = graph_store
+    def __init__(self, graph_store: GraphStore | StoreSpec) -> None:
+        self._graph_store = StoreRef(graph_store, graph_part)
         self._snapshot: tuple[str, PassageGraph] | None = None
         self._scoped: OrderedDict[tuple[str, frozenset[str]], PassageGraph] = OrderedDict()
         self._lock = threading.Lock()
+
+    @property
+    def graph_store(self) -> GraphStore:
+        """The graph store the snapshots are read from (opened from its spec on first use)."""
+        return self._graph_store.get()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize as the spec of the graph store (``SerializationError`` for a store opened without one)."""
+        return default_to_dict(self, graph_store=self._graph_store.spec(type(self).__name__))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PassageGraphCache:
+        """Deserialize a cache written by ``to_dict``; its store opens on first use."""
+        return default_from_dict(cls, data)
 
     def get(self) -> PassageGraph:
         """The snapshot of the store's current generation."""

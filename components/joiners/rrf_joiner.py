@@ -11,7 +11,8 @@ from haystack.core.component.types import Variadic
 
 from agrag.components import defaults
 from agrag.components.component_errors import ComponentConfigError
-from agrag.components.data_models.search_result import SearchResult
+from agrag.components.data_models.resolved_entity import ResolvedEntity
+from agrag.components.data_models.search_result import SearchMethod, SearchResult
 
 
 def reciprocal_rank_fusion(lists: Iterable[Iterable[SearchResult]], k: int = 60) -> list[SearchResult]:
@@ -24,11 +25,11 @@ def reciprocal_rank_fusion(lists: Iterable[Iterable[SearchResult]], k: int = 60)
     """
     if k < 1:
         raise ValueError(f"RRF k must be at least 1, got {k}.")
-    ranks: dict[tuple[str, str], dict[str, int]] = {}
+    ranks: dict[tuple[str, str], dict[SearchMethod, int]] = {}
     firsts: dict[tuple[str, str], SearchResult] = {}
     for results in lists:
-        next_rank: dict[str, int] = {}
-        seen: set[tuple[str, tuple[str, str]]] = set()
+        next_rank: dict[SearchMethod, int] = {}
+        seen: set[tuple[SearchMethod, tuple[str, str]]] = set()
         for result in results:
             if (result.method, result.key) in seen:
                 continue
@@ -37,7 +38,10 @@ def reciprocal_rank_fusion(lists: Iterable[Iterable[SearchResult]], k: int = 60)
             next_rank[result.method] = rank
             by_method = ranks.setdefault(result.key, {})
             by_method[result.method] = min(rank, by_method.get(result.method, rank))
-            firsts.setdefault(result.key, result)
+            first = firsts.setdefault(result.key, result)
+            if isinstance(result.item, ResolvedEntity) and not isinstance(first.item, ResolvedEntity):
+                # one entity, found once with what was merged into it: keep that (the ranking is the key's)
+                firsts[result.key] = replace(first, item=result.item)
     fused = []
     for key, by_method in ranks.items():
         methods = tuple(sorted(by_method, key=lambda m: (by_method[m], m)))

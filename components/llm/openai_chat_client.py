@@ -74,6 +74,8 @@ class OpenAIChatClient:
     ) -> None:
         self.base_url = base_url
         self.model = model
+        self.timeout_seconds = timeout_seconds
+        self.max_retries = max_retries
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.cache = cache

@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from haystack import component
 
@@ -19,6 +20,9 @@ from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_result import SearchItem, SearchResult
 from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
+from agrag.components.stores.store_backed import StoreBacked
+from agrag.components.stores.store_ref import StoreRef, graph_part
+from agrag.components.stores.store_spec import StoreSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,7 @@ class _Snapshot:
 
 
 @component
-class NodeDistanceReranker:
+class NodeDistanceReranker(StoreBacked):
     """Orders results by how many relations separate them from the query's top entity hits.
 
     The seeds are the first ``top_entities`` entities of the incoming list. An entity's distance is its number of
@@ -60,7 +64,8 @@ class NodeDistanceReranker:
     is about; a community's, the least over its members; a relation's, the lesser of its two ends. Anything farther
     than ``max_depth`` hops, unconnected or unknown (a text2cypher row) gets ``max_depth + 1``. Results are sorted
     by distance, ties in incoming order, and scored ``1 / (1 + distance)``. Without an entity in the list the
-    results pass unchanged. The graph snapshot is read again only when the store's generation changed.
+    results pass unchanged. The graph snapshot is read again only when the store's generation changed. Built from
+    the open graph store or from a ``StoreSpec`` (opened in ``warm_up``), it serializes as the spec.
 
     Usage:
         ```python
@@ -69,7 +74,7 @@ class NodeDistanceReranker:
         ```
     """
 
-    def __init__(self, graph: GraphStore, top_entities: int = 3, max_depth: int = 3) -> None:
+    def __init__(self, graph: GraphStore | StoreSpec, top_entities: int = 3, max_depth: int = 3) -> None:
         if top_entities < 1:
             raise ComponentConfigError(
                 "NodeDistanceReranker",
@@ -80,11 +85,22 @@ class NodeDistanceReranker:
             raise ComponentConfigError(
                 "NodeDistanceReranker", f"max_depth must be 0 or more, got {max_depth}", "Pass max_depth=0 or more."
             )
-        self.graph = graph
+        self._graph_store = StoreRef(graph, graph_part)
         self.top_entities = top_entities
         self.max_depth = max_depth
         self._snapshot: tuple[str, _Snapshot] | None = None
         self._lock = threading.Lock()
+
+    @property
+    def graph(self) -> GraphStore:
+        """The graph store distances are measured in (opened from its spec on first use)."""
+        return self._graph_store.get()
+
+    def _store_refs(self) -> dict[str, StoreRef[Any] | None]:
+        return {"graph": self._graph_store}
+
+    def _plain_params(self) -> dict[str, Any]:
+        return {"top_entities": self.top_entities, "max_depth": self.max_depth}
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(self, results: list[SearchResult]) -> MethodOutput:

@@ -15,6 +15,7 @@ from agrag.components.data_models.entity import Entity, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import KEPT_APART, MergeDecision, Resolution, ResolutionRule
+from agrag.components.embedders.embedding_texts import entity_comparison_text
 from agrag.components.errors import LLMError
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
 from agrag.components.resolvers.merge_groups import MergeGroups, Node, Pair, ordered, pair_order
@@ -53,7 +54,7 @@ class EntityResolver:
        scored with rapidfuzz (the best of ``token_sort_ratio`` and ``ratio``). Labels must agree or one be untyped,
        numbers in the names must match exactly; at ``fuzzy_merge_threshold`` they merge, from
        ``fuzzy_candidate_threshold`` they are near misses.
-    4. ``embedding``: a near miss whose ``"name (label): description"`` embeddings reach ``embedding_threshold``.
+    4. ``embedding``: a near miss whose ``entity_comparison_text`` embeddings reach ``embedding_threshold``.
     5. ``llm``: the strongest remaining near misses and the homonyms, at most ``llm_max_pairs``, get a yes/no.
 
     Merges are transitive; every member points at the final entity of its group: a stored (``known``) one if there
@@ -163,7 +164,7 @@ class EntityResolver:
         """Merge the near misses whose embeddings agree; return the others."""
         by_id = {node.id: node for pair in near for node in (pair.member, pair.target)}
         ids = sorted(by_id)
-        vectors = dict(zip(ids, embed([by_id[i].text() for i in ids]), strict=True))
+        vectors = dict(zip(ids, embed([entity_comparison_text(by_id[i].entity) for i in ids]), strict=True))
         scored = sorted(near, key=lambda p: (-_cosine(vectors[p.member.id], vectors[p.target.id]), *p.ids))
         remaining = []
         for pair in scored:

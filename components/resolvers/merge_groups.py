@@ -51,11 +51,6 @@ class Node:
         """The name and label, for a reason in the merge log."""
         return f"'{self.entity.name}' ({self.entity.label or 'no label'})"
 
-    def text(self) -> str:
-        """``"name (label): description"``, the text that is embedded."""
-        head = f"{self.entity.name} ({self.entity.label})" if self.entity.label else self.entity.name
-        return f"{head}: {self.entity.description}" if self.entity.description else head
-
 
 def ordered(a: Node, b: Node) -> tuple[Node, Node]:
     """Return ``(member, target)``: the target has the better rank; on a tie, the smaller id."""
@@ -70,7 +65,7 @@ class Pair:
 
     member: Node
     target: Node
-    rule: str
+    rule: ResolutionRule
     score: float
     reason: str = ""
 

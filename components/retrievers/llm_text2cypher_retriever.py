@@ -5,16 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from haystack import component
+from haystack.core.serialization import default_from_dict, default_to_dict
 
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.retrieval_method import RetrievalMethod
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.errors import LLMError, LLMNotConfiguredError, StoreError, Text2CypherError
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
+from agrag.components.llm.openai_chat_client_spec import OpenAIChatClientSpec
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
+from agrag.components.stores.store_ref import StoreRef, graph_part
+from agrag.components.stores.store_spec import StoreSpec
 
 SYSTEM_PROMPT = (
     "You translate a question into ONE read-only Cypher query for the Kùzu graph database described below. "
@@ -50,6 +55,9 @@ class LLMText2CypherRetriever:
     never raises), so the other methods of a recipe still return. An empty result means the query ran and found no
     rows. Each row becomes a ``CypherRow``, ranked in the order the query returned them.
 
+    It serializes the graph as its ``StoreSpec`` and the LLM client as its settings (``OpenAIChatClientSpec``, the
+    key as the name of its environment variable); both open again in ``warm_up``.
+
     Usage:
         ```python
         retriever = LLMText2CypherRetriever(store.graph, OpenAIChatClient(base_url, model="llama3.1"))
@@ -59,13 +67,48 @@ class LLMText2CypherRetriever:
     """
 
     def __init__(
-        self, graph: GraphStore, llm: OpenAIChatClient | None, top_k: int = 10, method: str = "text2cypher"
+        self,
+        graph: GraphStore | StoreSpec,
+        llm: OpenAIChatClient | OpenAIChatClientSpec | None,
+        top_k: int = 10,
+        method: RetrievalMethod | str = RetrievalMethod.TEXT2CYPHER,
     ) -> None:
-        self.graph = graph
-        self.llm = llm
+        """Query ``graph`` with queries ``llm`` writes; either may be given as its spec (opened in ``warm_up``)."""
+        self._graph = StoreRef(graph, graph_part)
+        self._llm_spec = llm if isinstance(llm, OpenAIChatClientSpec) else None
+        self._llm = llm if isinstance(llm, OpenAIChatClient) else None
         self.top_k = top_k
-        self.method = method
+        self.method = RetrievalMethod.from_str(method)
         self._schema: tuple[str, str] | None = None  # (store generation, schema text)
+
+    @property
+    def graph(self) -> GraphStore:
+        """The graph store queried (opened from its spec on first use)."""
+        return self._graph.get()
+
+    @property
+    def llm(self) -> OpenAIChatClient | None:
+        """The client of the model that writes the queries (made from its spec on first use), if any."""
+        if self._llm is None and self._llm_spec is not None:
+            self._llm = self._llm_spec.open()
+        return self._llm
+
+    def warm_up(self) -> None:
+        """Open the graph store and the LLM client named by spec."""
+        self._graph.get()
+        _ = self.llm
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize with the graph's store spec and the LLM client's settings (never its key)."""
+        llm = self._llm_spec or (OpenAIChatClientSpec.of(self._llm) if self._llm is not None else None)
+        return default_to_dict(
+            self, graph=self._graph.spec(type(self).__name__), llm=llm, top_k=self.top_k, method=self.method.value
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LLMText2CypherRetriever:
+        """Deserialize a retriever written by ``to_dict``; its graph store and client open in ``warm_up``."""
+        return default_from_dict(cls, data)
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(self, query: str, query_embedding: Embedding | None = None, top_k: int | None = None) -> MethodOutput:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from haystack import component
+from haystack.core.serialization import default_from_dict, default_to_dict
 
 from agrag.components import defaults
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.retrieval_method import RetrievalMethod
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.graph.passage_graph import PassageGraph
@@ -19,6 +22,8 @@ from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
 from agrag.components.retrievers.query_names import query_entity_ids
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.store_ref import StoreRef, chunks_part
+from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_payloads import chunk_from_payload
 from agrag.components.stores.vector_store import VectorCollection, VectorHit, VectorStore
 
@@ -36,6 +41,7 @@ class PageRankChunkRetriever:
     question through the names they share, which similarity search alone misses. Each candidate's score is
     ``(mass / top mass + 1e-4) * exp(cosine / temperature)``: the walk chooses, similarity orders within it. A query
     that names no known entity is ranked by similarity alone. The graph snapshot is rebuilt only after a write.
+    Built from open stores or from a ``StoreSpec`` (opened in ``warm_up``), it serializes as the spec.
 
     Usage:
         ```python
@@ -46,23 +52,58 @@ class PageRankChunkRetriever:
 
     def __init__(
         self,
-        graph_store: GraphStore,
-        chunk_store: VectorStore,
+        graph_store: GraphStore | StoreSpec,
+        chunk_store: VectorStore | StoreSpec,
         *,
         top_k: int = 10,
         damping: float = defaults.PPR_DAMPING,
         temperature: float = defaults.PPR_TEMPERATURE,
-        method: str = "ppr",
+        method: RetrievalMethod | str = RetrievalMethod.PPR,
         snapshots: PassageGraphCache | None = None,
     ) -> None:
-        """``snapshots`` shares the graph snapshot with the engine's other methods (None: this retriever's own)."""
-        self.graph_store = graph_store
-        self.chunk_store = chunk_store
+        """``snapshots`` shares the graph snapshot with the engine's other methods (None: this retriever's own).
+
+        The stores may be given as a ``StoreSpec``: the graph and the chunks collection of the data dir it names.
+        """
+        self._chunk_store = StoreRef(chunk_store, chunks_part)
         self.top_k = top_k
         self.damping = damping
         self.temperature = temperature
-        self.method = method
+        self.method = RetrievalMethod.from_str(method)
         self.snapshots = snapshots or PassageGraphCache(graph_store)
+
+    @property
+    def graph_store(self) -> GraphStore:
+        """The graph store the walk's snapshot is read from (opened from its spec on first use)."""
+        return self.snapshots.graph_store
+
+    @property
+    def chunk_store(self) -> VectorStore:
+        """The chunks collection (opened from its spec on first use)."""
+        return self._chunk_store.get()
+
+    def warm_up(self) -> None:
+        """Open the stores named by spec (the ones this process holds, else opened now)."""
+        self._chunk_store.get()
+        self.snapshots.graph_store  # noqa: B018 - opens the graph store
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize with the store spec in place of the open stores."""
+        # the snapshot cache is not written: a loaded retriever builds its own over the same graph
+        return default_to_dict(
+            self,
+            graph_store=self.snapshots.to_dict()["init_parameters"]["graph_store"],
+            chunk_store=self._chunk_store.spec(type(self).__name__),
+            top_k=self.top_k,
+            damping=self.damping,
+            temperature=self.temperature,
+            method=self.method.value,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PageRankChunkRetriever:
+        """Deserialize a retriever written by ``to_dict``; its stores open in ``warm_up``."""
+        return default_from_dict(cls, data)
 
     def graph(self) -> PassageGraph:
         """The passage-entity graph, read again from the store only when its generation changed."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from haystack import component
 
@@ -10,6 +11,8 @@ from agrag.components.data_models.embedding import Embedding
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.resolved_entity import with_merged
+from agrag.components.data_models.retrieval_method import RetrievalMethod
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.errors import RetrievalError
@@ -18,6 +21,10 @@ from agrag.components.retrievers.filter_conditions import IdsOfDocuments, payloa
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.query_names import query_entity_ids
 from agrag.components.stores.graph_store import GraphStore
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.store_backed import StoreBacked
+from agrag.components.stores.store_ref import StoreRef, entities_part, graph_part
+from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_payloads import entity_from_payload
 from agrag.components.stores.vector_store import (
     MERGED_STATUS,
@@ -34,7 +41,7 @@ RESOLVED_ONLY = PayloadFilter().and_not(STATUS_FIELD, MERGED_STATUS)
 
 
 @component
-class QdrantEntityRetriever:
+class QdrantEntityRetriever(StoreBacked):
     """Finds entities whose name and description are closest to the query (dense leg) or share its words (BM25).
 
     With ``names`` (the graph snapshot), the entities whose whole name appears in the query come first: "Who is
@@ -44,6 +51,7 @@ class QdrantEntityRetriever:
     *American* follows. They pass the same filters, inside the same store query, as every other hit.
 
     A failure is reported in ``status`` and gives no results, so the other methods of a recipe still return.
+    Built from open stores or from a ``StoreSpec`` (opened in ``warm_up``), it serializes as the spec.
 
     Usage:
         ```python
@@ -54,25 +62,48 @@ class QdrantEntityRetriever:
 
     def __init__(
         self,
-        store: VectorStore,
+        store: VectorStore | StoreSpec,
         top_k: int = 10,
-        method: str = "entity",
-        ids_of_documents: IdsOfDocuments | None = None,
+        method: RetrievalMethod | str = RetrievalMethod.ENTITY,
+        ids_of_documents: IdsOfDocuments | StoreSpec | None = None,
         names: PassageGraphCache | None = None,
         *,
-        graph: GraphStore | None = None,
+        graph: GraphStore | StoreSpec | None = None,
     ) -> None:
         """Search ``store`` (the entities collection); ``ids_of_documents`` serves ``document_ids`` filters.
 
         With ``graph``, a search under ``document_ids`` names each entity as those documents do (a merged entity's
         name, label and description from the in-scope records of its cluster only); without it, such a search fails.
+        ``store``, ``ids_of_documents`` and ``graph`` may each be a ``StoreSpec``: the entities collection,
+        ``graph.entity_ids_of_documents`` and the graph of the data dir it names.
         """
-        self.store = store
+        self._store = StoreRef(store, entities_part)
         self.top_k = top_k
-        self.method = method
-        self.ids_of_documents = ids_of_documents
+        self.method = RetrievalMethod.from_str(method)
+        self._ids = None if ids_of_documents is None else StoreRef(ids_of_documents, _entity_ids)
         self.names = names
-        self.graph = graph
+        self._graph = None if graph is None else StoreRef(graph, graph_part)
+
+    @property
+    def store(self) -> VectorStore:
+        """The entities collection (opened from its spec on first use)."""
+        return self._store.get()
+
+    @property
+    def ids_of_documents(self) -> IdsOfDocuments | None:
+        """The entities of some documents, for ``document_ids`` filters, if given."""
+        return None if self._ids is None else self._ids.get()
+
+    @property
+    def graph(self) -> GraphStore | None:
+        """The graph store that names entities as a document filter's documents do, if given."""
+        return None if self._graph is None else self._graph.get()
+
+    def _store_refs(self) -> dict[str, StoreRef[Any] | None]:
+        return {"store": self._store, "ids_of_documents": self._ids, "graph": self._graph}
+
+    def _plain_params(self) -> dict[str, Any]:
+        return {"top_k": self.top_k, "method": self.method.value, "names": self.names}
 
     @component.output_types(results=list[SearchResult], status=MethodStatus)
     def run(
@@ -100,7 +131,26 @@ class QdrantEntityRetriever:
             results = [SearchResult(entity_from_payload(h), h.score, self.method, (self.method,)) for h in ranked]
             return self._in_scope(results, filters) if filters is not None and filters.document_ids else results
 
-        return guarded_run(self.method, search)
+        return guarded_run(self.method, lambda: self._with_merged(search(), filters))
+
+    def _with_merged(self, results: list[SearchResult], filters: SearchFilters | None) -> list[SearchResult]:
+        """Each entity that absorbed others as a ``ResolvedEntity`` naming them; without ``graph``, as found.
+
+        Under a document filter only the merged records those documents name are shown, as the entity's own name is.
+        Items and order are unchanged otherwise: a ``ResolvedEntity`` keys, fuses and ranks as its ``Entity``.
+        """
+        if self.graph is None or not results:
+            return results
+        members = self.graph.merged_members([r.item.id for r in results])
+        if members and filters is not None and filters.document_ids:
+            named = {record_id for record_id, _, _ in self.graph.entity_records_of_documents(filters.document_ids)}
+            members = {key: [m for m in found if m.id in named] for key, found in members.items()}
+        if not members:
+            return results
+        return [
+            replace(r, item=with_merged(r.item, members.get(r.item.id, ()))) if isinstance(r.item, Entity) else r
+            for r in results
+        ]
 
     def _in_scope(self, results: list[SearchResult], filters: SearchFilters) -> list[SearchResult]:
         """The results as the filter's documents name them; those the renamed entity no longer fits are dropped."""
@@ -174,3 +224,7 @@ def entity_passes(entity: Entity, filters: SearchFilters | None) -> bool:
         if stored is None or stored not in (value if isinstance(value, tuple) else (value,)):
             return False
     return True
+
+
+def _entity_ids(store: KnowledgeStore) -> IdsOfDocuments:
+    return store.graph.entity_ids_of_documents

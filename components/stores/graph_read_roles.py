@@ -12,7 +12,9 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.resolved_entity import MergedEntity
 from agrag.components.data_models.store_status import GraphCounts
+from agrag.components.data_models.traversal_direction import TraversalDirection
 
 
 @runtime_checkable
@@ -58,7 +60,7 @@ class GraphRetrievalReader(Protocol):
         seed_ids: Sequence[str],
         relation_types: Sequence[str] | None = None,
         *,
-        direction: str = "both",
+        direction: TraversalDirection = TraversalDirection.BOTH,
         depth: int = 1,
         per_hop: int | None = None,
         limit: int | None = None,
@@ -76,6 +78,13 @@ class GraphRetrievalReader(Protocol):
 
     def find_entities_by_name(self, name: str, limit: int = 5) -> list[Entity]:
         """The resolved entities whose name normalizes like ``name``."""
+        ...
+
+    def merged_members(self, entity_ids: Sequence[str]) -> dict[str, list[MergedEntity]]:
+        """The entity records merged into each of ``entity_ids``, with the rule of each merge, by name then id.
+
+        Keyed by resolved id; an entity nothing is merged into (or an unknown or merged id) is missing.
+        """
         ...
 
 

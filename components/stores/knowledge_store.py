@@ -14,6 +14,8 @@ from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.json_ontology_store import JsonOntologyStore
 from agrag.components.stores.read_write_lock import ReadWriteLock
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.components.stores.store_registry import unregister_store
+from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorStore
 
 
@@ -46,6 +48,7 @@ class KnowledgeStore:
     journal: SqlitePhaseJournal | None = None
     ontology: JsonOntologyStore | None = None
     rw_lock: ReadWriteLock = field(default_factory=ReadWriteLock)
+    spec: StoreSpec | None = None  # how another process opens this data dir (serialized pipelines hold it)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -106,6 +109,7 @@ class KnowledgeStore:
         Waits for the write side first, so a commit batch being written and the requests being served end before
         the stores close.
         """
+        unregister_store(self)  # no component may resolve its spec to stores being closed
         with self.writing(), ExitStack() as closing:
             if self.lock is not None:
                 closing.callback(self.lock.release)  # runs last: the stores are closed before another may open

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agrag.components.data_models.chunk import TEXT_CHUNK, Chunk
-from agrag.components.data_models.community import Community, CommunityReport
+from agrag.components.data_models.chunk import Chunk, ChunkKind
+from agrag.components.data_models.community import Community, CommunityReport, ReportMethod
 from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.entity import Entity
 from agrag.components.stores.vector_store import CURRENT, MERGED_STATUS, STATUS_FIELD, VectorHit
+
+STORE = "vector store"
 
 
 def chunk_payload(chunk: Chunk) -> dict[str, Any]:
@@ -46,7 +48,7 @@ def chunk_from_payload(hit: VectorHit) -> Chunk:
         end=int(p["end"]),
         parent_id=p.get("parent_id") or None,
         title=p.get("title", ""),
-        kind=p.get("kind", TEXT_CHUNK),
+        kind=ChunkKind.from_stored(p.get("kind") or ChunkKind.TEXT, STORE),
         cells=tuple(TableCell(*cell) for cell in p.get("cells", ())),
     )
 
@@ -81,23 +83,14 @@ def community_payload(community: Community) -> dict[str, Any]:
     }
 
 
-def community_report_text(community: Community) -> str:
-    """What a community's vectors are computed from: its report's title, summary and findings."""
-    report = community.report
-    if report is None:
-        return ""
-    findings = " ".join(f.summary for f in report.findings)
-    return f"{report.title}\n{report.summary}\n{findings}".strip()
-
-
 def community_from_payload(hit: VectorHit) -> Community:
     """Rebuild a ``Community`` and its report (without findings, which the graph store keeps) from its point."""
     p = hit.payload
-    report = (
-        CommunityReport(p.get("title", ""), p.get("summary", ""), float(p.get("rating", 0.0)), (), p.get("method", ""))
-        if p.get("title") or p.get("summary")
-        else None
-    )
+    report = None
+    if p.get("title") or p.get("summary"):
+        # a report stored without a method (none is written so) reads as the default, extractive
+        method = ReportMethod.from_stored(p.get("method") or ReportMethod.EXTRACTIVE, STORE)
+        report = CommunityReport(p.get("title", ""), p.get("summary", ""), float(p.get("rating", 0.0)), (), method)
     return Community(
         id=hit.id,
         level=int(p.get("level", 0)),

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
+# re-exported: the stores, the benchmarks and the tests have always imported the legs from here
+from agrag.components.data_models.query_leg import QueryLeg as QueryLeg  # noqa: PLC0414
+
 STATUS_FIELD = "status"
 CURRENT = "current"
 SUPERSEDED = "superseded"
@@ -25,13 +28,6 @@ class VectorCollection(StrEnum):
     CHUNKS = "chunks"
     ENTITIES = "entities"
     COMMUNITIES = "communities"
-
-
-class QueryLeg(StrEnum):
-    """The two search legs of a vector store: dense vectors and keyword (BM25) sparse vectors."""
-
-    DENSE = "dense"
-    KEYWORD = "keyword"
 
 
 @dataclass(frozen=True, slots=True)

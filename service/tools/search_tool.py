@@ -13,8 +13,9 @@ from agrag.components.data_models.community import Community
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.resolved_entity import ResolvedEntity
 from agrag.components.data_models.search_filters import SearchFilters
-from agrag.components.data_models.search_result import SearchResult
+from agrag.components.data_models.search_result import SearchResult, search_method_from_str
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.retrievers.filter_support import SearchFilter, honouring, refused_filters
 from agrag.pipelines.config_models import RecipeConfig
@@ -78,10 +79,15 @@ class _Hit(BaseModel):
 
 
 class EntityHit(_Hit):
-    """An entity found by a search (its description is empty for a token limited to documents)."""
+    """An entity found by a search (its description is empty for a token limited to documents).
+
+    An entity that resolution formed from several extracted ones is a ``ResolvedEntity``: the same fields plus
+    ``merged_from``, the entities merged into it with the rule and reason of each merge.
+    """
 
     kind: Literal["entity"] = "entity"
-    item: Entity
+    # Entity first: a plain entity's JSON fits both, and pydantic's union then keeps the first.
+    item: Entity | ResolvedEntity
 
 
 class ChunkHit(_Hit):
@@ -115,6 +121,7 @@ class RowHit(_Hit):
 SearchHit = Annotated[EntityHit | ChunkHit | RelationHit | CommunityHit | RowHit, Field(discriminator="kind")]
 _HIT_OF: dict[type, Callable[..., SearchHit]] = {
     Entity: EntityHit,
+    ResolvedEntity: EntityHit,
     Chunk: ChunkHit,
     Relation: RelationHit,
     Community: CommunityHit,
@@ -131,7 +138,8 @@ def hit_of(result: SearchResult) -> SearchHit:
 
 def result_of(hit: SearchHit) -> SearchResult:
     """The ``SearchResult`` a hit stands for (exactly the one ``hit_of`` was given)."""
-    return SearchResult(hit.item, hit.score, hit.method, tuple(hit.methods), hit.parent)
+    methods = tuple(search_method_from_str(m) for m in hit.methods)
+    return SearchResult(hit.item, hit.score, search_method_from_str(hit.method), methods, hit.parent)
 
 
 class SearchOutput(BaseModel):

@@ -5,6 +5,7 @@ import pytest
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.document import content_version, document_id_for
+from agrag.components.embedders.embedding_texts import chunk_embedding_text
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import ConfigError
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
@@ -107,7 +108,7 @@ def test_task_logic_runs_without_prefect(corpus: Path, tmp_path: Path) -> None:
     extraction = kept
     names = {e.name for e in extraction.entities}
     assert {"Maria Chen", "Orion Planner", "Vega Perception", "Atlas Controller", "SLAM"} <= names
-    assert ingest_tasks.chunk_embedding_text(chunks[1]).startswith(chunks[1].title)
+    assert chunk_embedding_text(chunks[1]).startswith(chunks[1].title)
 
 
 def test_chosen_files_of_a_folder_then_the_whole_folder(

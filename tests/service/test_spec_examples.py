@@ -115,15 +115,17 @@ def test_the_presets_import_from_the_spec_path_with_the_spec_values() -> None:
 def test_the_names_the_spec_uses_are_the_real_objects() -> None:
     from agrag.common.data_models.chunk import Chunk
     from agrag.common.data_models.community import Community
-    from agrag.common.data_models.entity import Entity
+    from agrag.common.data_models.entity import Entity, ResolvedEntity
     from agrag.common.data_models.relation import Relation
-    from agrag.components.data_models import chunk, community, entity, relation
+    from agrag.components.data_models import chunk, community, entity, relation, resolved_entity
     from agrag.components.errors import AllRetrievalMethodsFailedError, UnknownRecipeMethodError
     from agrag.evidence import EvidenceSession
     from agrag.pipelines import search_engine
     from agrag.retrieval import search_engine as public
 
     assert (Chunk, Entity, Relation, Community) == (chunk.Chunk, entity.Entity, relation.Relation, community.Community)
+    # "An item in a result is an Entity, a ResolvedEntity, ...": a resolved entity is an entity, and keys as one.
+    assert ResolvedEntity is resolved_entity.ResolvedEntity and issubclass(ResolvedEntity, Entity)
     assert public.SearchEngine is search_engine.SearchEngine
     assert public.UnknownRecipeMethodError is UnknownRecipeMethodError
     assert public.AllRetrievalMethodsFailedError is AllRetrievalMethodsFailedError
@@ -135,6 +137,12 @@ def test_the_names_the_spec_uses_are_the_real_objects() -> None:
     for function in ("discover", "fetch", "navigate", "find_entities", "explore", "check_citations"):
         assert callable(getattr(EvidenceSession, function)), function
     assert callable(EvidenceSession.render_citations)
+    # ... and module functions a script calls directly ("The evidence functions in agrag.evidence ...").
+    import agrag.evidence
+
+    for function in ("discover", "fetch", "navigate", "find_entities", "explore", "check_citations"):
+        assert getattr(agrag.evidence, function).__doc__, function
+    assert callable(agrag.evidence.render_citations) and callable(agrag.evidence.close)
 
 
 @pytest.fixture

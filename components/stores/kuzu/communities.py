@@ -10,7 +10,7 @@ from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.relation import Relation
 from agrag.components.stores.kuzu import communities_cypher as cy
 from agrag.components.stores.kuzu.retrieval_reads import KuzuRetrievalReads
-from agrag.components.stores.kuzu.rows import CommunityRow, RelationRow
+from agrag.components.stores.kuzu.rows import CommunityRow, RelationRow, community_params
 
 
 class KuzuCommunities(KuzuRetrievalReads):
@@ -36,7 +36,7 @@ class KuzuCommunities(KuzuRetrievalReads):
     def replace_communities(self, communities: Sequence[Community]) -> None:
         """Store this hierarchy (with reports) in place of the previous one."""
         self._write(cy.DELETE_COMMUNITIES)
-        self._write_batched(cy.UPSERT_COMMUNITIES, "rows", [CommunityRow.params(k) for k in communities])
+        self._write_batched(cy.UPSERT_COMMUNITIES, "rows", [community_params(k) for k in communities])
         pairs = [{"entity_id": e, "community_id": k.id} for k in communities for e in k.entity_ids]
         self._write_batched(cy.LINK_COMMUNITY_MEMBERS, "pairs", pairs)
         self._bump_generation()

@@ -18,7 +18,7 @@ LINK_COMMUNITY_MEMBERS = (
 )
 GET_COMMUNITIES = (
     "MATCH (k:Community) OPTIONAL MATCH (e:Entity)-[:IN_COMMUNITY]->(k) "
-    f"RETURN {CommunityRow.RETURN}, collect(e.id) "
+    f"RETURN {CommunityRow.RETURN} "
     "ORDER BY k.level, k.id"
 )
 # Mentions of the current chunks for a set of resolved entities: what a community report is written from.
@@ -29,6 +29,6 @@ MENTIONS_OF = (
 RELATIONS_AMONG = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE (a.id IN $ids OR a.merged_into IN $ids) "
     "AND (b.id IN $ids OR b.merged_into IN $ids) "
-    f"RETURN {RelationRow.returning(_A, _B)}"
+    f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)}"
 )
 COMMUNITIES_OF_ENTITIES = "MATCH (e:Entity)-[:IN_COMMUNITY]->(k:Community) WHERE e.id IN $ids RETURN DISTINCT k.id"

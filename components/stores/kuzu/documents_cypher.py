@@ -4,7 +4,7 @@ from agrag.components.stores.kuzu.cypher_common import in_scope as _in_scope
 from agrag.components.stores.kuzu.rows import DocumentRow
 
 DOCUMENT_VERSIONS = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.version"
-DOCUMENT_ORIGINS = f"MATCH (d:Document) WHERE d.id IN $ids AND d.version <> '' RETURN {DocumentRow.RETURN_ORIGIN}"
+DOCUMENT_ORIGINS = f"MATCH (d:Document) WHERE d.id IN $ids AND d.version <> '' RETURN {DocumentRow.returning(upto=-1)}"
 SET_SOURCE_FOLDERS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.source_folder = r.source_folder"
 DOCUMENT_CONFIG_HASHES = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.config_hash"
 # Every chunk of the document, current or not, so a delete killed half-way completes when run again.

@@ -125,7 +125,7 @@ def _scoped_hop(visible: bool) -> str:
         f"collect(DISTINCT CASE WHEN c.current AND {_in_scope('c.document_id')} THEN c.id END) AS shown "
         f"WHERE n_in = n{ends} "
         "WITH x, a_id, b_id, coalesce(shown, CAST([] AS STRING[])) AS shown "
-        f"RETURN {RelationRow.returning('a_id', 'b_id')}, shown "
+        f"RETURN {RelationRow.returning(source_id='a_id', target_id='b_id')}, shown "
         "ORDER BY size(shown) DESC, size(x.chunk_ids) DESC, x.id LIMIT $cap"
     )
 

@@ -1,6 +1,6 @@
 """Cypher of ingest writes: chunks and their links, committed documents, entities, mentions, relations, retirement."""
 
-# Each `$rows` entry is the table's row as `rows.py` builds it (`ChunkRow.params`, `EntityRow.params`, ...).
+# Each `$rows` entry is the table's row as `rows.py` builds it (`ChunkRow.params(chunk)`, `merge_log_params(...)`, ...).
 
 UPSERT_DOCUMENTS = (
     "UNWIND $rows AS r MERGE (d:Document {id: r.id}) "

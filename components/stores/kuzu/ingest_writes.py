@@ -57,7 +57,12 @@ class KuzuIngestWrites(KuzuConnection):
         readers that cache the graph know it changed.
         """
         rows = [
-            DocumentRow.params(d, count, (config_hashes or {}).get(d.id, config_hash), (plans or {}).get(d.id, ""))
+            DocumentRow.params(
+                d,
+                chunk_count=count,
+                config_hash=(config_hashes or {}).get(d.id, config_hash),
+                plan=(plans or {}).get(d.id, ""),
+            )
             for d, count in documents
         ]
         self._write_batched(cy.UPSERT_DOCUMENTS, "rows", rows)

@@ -10,7 +10,7 @@ from agrag.components.errors import MergeNotFoundError, StoreError
 from agrag.components.stores.kuzu import resolution_cypher as cy
 from agrag.components.stores.kuzu.connection import KuzuConnection
 from agrag.components.stores.kuzu.retrieval_cypher import CANONICAL_IDS
-from agrag.components.stores.kuzu.rows import CandidateRow, EntityRow, MergeLogRow
+from agrag.components.stores.kuzu.rows import CandidateRow, EntityRow, MergeLogRow, merge_log_params
 
 
 class KuzuResolution(KuzuConnection):
@@ -47,7 +47,7 @@ class KuzuResolution(KuzuConnection):
         self._write_batched(cy.SET_MERGED_INTO, "rows", merges)
         self._write_batched(cy.FOLLOW_MERGES, "rows", merges)
         numbered = zip(positions if positions is not None else range(len(decisions)), decisions, strict=True)
-        log = [MergeLogRow.params(d, run_id, index) for index, d in numbered]
+        log = [merge_log_params(d, run_id, index) for index, d in numbered]
         self._write_batched(cy.UPSERT_MERGE_LOG, "rows", log)
         merged_ids = [d.member_id for d in decisions if d.decision == MERGED]
         self._write_batched(cy.DELETE_CANDIDATES_OF, "ids", merged_ids)

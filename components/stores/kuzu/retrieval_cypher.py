@@ -1,5 +1,6 @@
 """Cypher of retrieval reads: chunks and entities by id, support, the passage graph, graph walks, name lookups."""
 
+from agrag.components.data_models.traversal_direction import TraversalDirection
 from agrag.components.stores.kuzu.cypher_common import (
     A_IN_FRONTIER as _A_IN_FRONTIER,
 )
@@ -15,11 +16,18 @@ from agrag.components.stores.kuzu.cypher_common import (
 from agrag.components.stores.kuzu.cypher_common import (
     B as _B,
 )
-from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, RelationRow
+from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, MergedMemberRow, RelationRow
 
 GET_CHUNKS = f"MATCH (c:Chunk) WHERE c.id IN $ids RETURN {ChunkRow.RETURN}"
 
 GET_ENTITIES = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN {EntityRow.RETURN}"
+# Every record merged into another, with its active merge-log line (a merge never rewrites edges: the member keeps
+# its own record with a pointer, so the names and ids it brought are still there to show).
+MERGED_MEMBERS = (
+    "MATCH (e:Entity) WHERE e.merged_into <> '' "
+    "OPTIONAL MATCH (m:MergeLog) WHERE m.member_id = e.id AND m.decision = 'merged' AND NOT m.undone "
+    f"RETURN {MergedMemberRow.RETURN}"
+)
 
 # The passage-entity graph of the current chunks, for graph walks over the whole store; merged entities count as
 # the entity they resolved into.
@@ -42,7 +50,7 @@ ABOUT_CHUNKS = (
 GET_RELATIONS_OF = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
     "WHERE a.id = $entity_id OR b.id = $entity_id OR a.merged_into = $entity_id OR b.merged_into = $entity_id "
-    f"RETURN {RelationRow.returning(_A, _B)}"
+    f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)}"
 )
 
 # Filters by document: the resolved entities the documents' current chunks name or are about, and their communities.
@@ -67,14 +75,14 @@ def _hop(frontier: str) -> str:
         f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {frontier} "
         "AND NOT x.id IN CAST($seen AS STRING[]) AND ($any_type OR x.type IN CAST($types AS STRING[])) "
         f"AND {_A} <> {_B} "
-        f"RETURN {RelationRow.returning(_A, _B)} ORDER BY size(x.chunk_ids) DESC, x.id LIMIT $cap"
+        f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)} ORDER BY size(x.chunk_ids) DESC, x.id LIMIT $cap"
     )
 
 
 TRAVERSE_HOP = {
-    "out": _hop(_A_IN_FRONTIER),
-    "in": _hop(_B_IN_FRONTIER),
-    "both": _hop(f"({_A_IN_FRONTIER} OR {_B_IN_FRONTIER})"),
+    TraversalDirection.OUT: _hop(_A_IN_FRONTIER),
+    TraversalDirection.IN: _hop(_B_IN_FRONTIER),
+    TraversalDirection.BOTH: _hop(f"({_A_IN_FRONTIER} OR {_B_IN_FRONTIER})"),
 }
 CANONICAL_IDS = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, {_CANONICAL}"
 RELATION_TYPES_OF = (

@@ -1,353 +1,218 @@
 """The row format of each Kùzu table, both ways: the ``$rows`` entry a write sends and the columns a read returns.
 
-Each ``*Row`` class names its columns once (``COLUMNS``, used in the ``RETURN`` of the statements that read it) and
-reads a returned row by unpacking it in that order, so no column is read by position anywhere else.
+Each table's format is one ``RowFormat`` (``row_format.py``): its columns named once, used in the ``RETURN`` of the
+statements that read it and in the ``$rows`` of those that write it, so no column is read by position anywhere
+else. A column that holds a closed set (a chunk kind, a merge decision, a rule, a report method) is read back as its
+enum; a value outside the set raises ``UnknownStoredValueError``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import Any
 
 from agrag.components.data_models.applied_plan import AppliedPlan
-from agrag.components.data_models.chunk import Chunk
-from agrag.components.data_models.community import Community, CommunityReport, Finding
+from agrag.components.data_models.chunk import Chunk, ChunkKind
+from agrag.components.data_models.community import Community, CommunityReport, Finding, ReportMethod
 from agrag.components.data_models.document import Document
 from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.entity import Entity, normalize_name
 from agrag.components.data_models.relation import Relation
-from agrag.components.data_models.resolution import MergeDecision, MergeLogEntry, ResolutionCandidate
+from agrag.components.data_models.resolution import (
+    MergeDecision,
+    MergeLogEntry,
+    MergeOutcome,
+    ResolutionCandidate,
+    ResolutionRule,
+)
+from agrag.components.data_models.resolved_entity import MergedEntity
 from agrag.components.data_models.stored_document import StoredDocument
+from agrag.components.stores.kuzu.row_format import RowFormat
+
+STORE = "graph store"
 
 
-class DocumentParams(TypedDict):
-    """A ``Document`` row as ``UPSERT_DOCUMENTS`` writes it."""
-
-    id: str
-    version: str
-    title: str
-    source_path: str
-    chunk_count: int
-    config_hash: str
-    source_folder: str
-    plan: str
+def _text(value: str | None) -> str:
+    return value or ""
 
 
-class DocumentRow:
-    """The ``Document`` table: a committed document version (``d``)."""
-
-    COLUMNS = ("d.id", "d.version", "d.title", "d.source_path", "d.chunk_count", "d.source_folder", "d.plan")
-    RETURN = ", ".join(COLUMNS)
-    # Without the plan: what ``stored_documents`` reads.
-    RETURN_ORIGIN = ", ".join(COLUMNS[:-1])
-
-    @staticmethod
-    def params(document: Document, chunk_count: int, config_hash: str, plan: str) -> DocumentParams:
-        """The row that records ``document`` as committed with ``chunk_count`` chunks."""
-        return DocumentParams(
-            id=document.id,
-            version=document.version,
-            title=document.title,
-            source_path=document.source_path,
-            chunk_count=chunk_count,
-            config_hash=config_hash,
-            source_folder=document.source_folder,
-            plan=plan,
-        )
-
-    @staticmethod
-    def read(row: Sequence[Any]) -> StoredDocument:
-        """A row of ``COLUMNS`` (or of ``RETURN_ORIGIN``: no plan) as a ``StoredDocument``."""
-        doc_id, version, title, source_path, chunk_count, source_folder, *plan = row
-        return StoredDocument(
-            doc_id,
-            version,
-            title or "",
-            source_path or "",
-            int(chunk_count or 0),
-            source_folder or "",
-            AppliedPlan.from_json(plan[0] or "") if plan else None,
-        )
+def _rule(value: str) -> ResolutionRule:
+    return ResolutionRule.from_stored(value, STORE)
 
 
-class ChunkParams(TypedDict):
-    """A ``Chunk`` row as ``UPSERT_CHUNKS`` writes it (it sets ``current`` itself)."""
+DocumentRow = RowFormat[Document, StoredDocument](
+    StoredDocument,
+    # ``plan`` last: ``returning(upto=-1)`` leaves it out (a listing of origins), and it reads as None
+    "d: id version title source_path chunk_count< source_folder plan<",
+    fields={"chunk_count": "chunks"},
+    load={
+        "title": _text,
+        "source_path": _text,
+        "source_folder": _text,
+        "chunk_count": lambda n: int(n or 0),
+        "plan": lambda text: AppliedPlan.from_json(text or ""),
+    },
+)
+"""The ``Document`` table (``d``): a committed document version, read as a ``StoredDocument``.
 
-    id: str
-    document_id: str
-    document_version: str
-    title: str
-    text: str
-    heading_path: list[str]
-    ord: int
-    start_offset: int
-    end_offset: int
-    parent_id: str
-    kind: str
-    cells: str
-
-
-class ChunkRow:
-    """The ``Chunk`` table: a passage of one document version (``c``); table cells are stored as JSON."""
-
-    COLUMNS = (
-        "c.id", "c.document_id", "c.document_version", "c.text", "c.heading_path", "c.ord", "c.start_offset",
-        "c.end_offset", "c.parent_id", "c.title", "c.kind", "c.cells", "c.current",
-    )  # fmt: skip
-    RETURN = ", ".join(COLUMNS)
-
-    @staticmethod
-    def params(chunk: Chunk) -> ChunkParams:
-        """The row that stores ``chunk`` (as current)."""
-        cells = json.dumps([[x.row, x.column, x.start, x.end] for x in chunk.cells]) if chunk.cells else ""
-        return ChunkParams(
-            id=chunk.id,
-            document_id=chunk.document_id,
-            document_version=chunk.document_version,
-            title=chunk.title,
-            text=chunk.text,
-            heading_path=list(chunk.heading_path),
-            ord=chunk.order,
-            start_offset=chunk.start,
-            end_offset=chunk.end,
-            parent_id=chunk.parent_id or "",
-            kind=chunk.kind,
-            cells=cells,
-        )
-
-    @staticmethod
-    def read(row: Sequence[Any]) -> Chunk:
-        """A row of ``COLUMNS`` as a ``Chunk``."""
-        chunk_id, doc_id, version, text, heading_path, order, start, end, parent_id, title, kind, cells, current = row
-        return Chunk(
-            id=chunk_id,
-            document_id=doc_id,
-            document_version=version,
-            text=text,
-            heading_path=tuple(heading_path),
-            order=order,
-            start=start,
-            end=end,
-            parent_id=parent_id or None,
-            title=title,
-            kind=kind or "text",
-            cells=tuple(TableCell(*cell) for cell in json.loads(cells)) if cells else (),
-            current=bool(current),
-        )
+A write adds what the ``Document`` value does not hold: ``chunk_count``, ``config_hash`` and ``plan`` (JSON).
+"""
 
 
-class EntityParams(TypedDict):
-    """An ``Entity`` row as ``UPSERT_ENTITIES`` writes it (``merged_into`` keeps its default)."""
-
-    id: str
-    name: str
-    norm_name: str
-    label: str
-    description: str
+def _cells_json(chunk: Chunk) -> str:
+    return json.dumps([[x.row, x.column, x.start, x.end] for x in chunk.cells]) if chunk.cells else ""
 
 
-class EntityRow:
-    """The ``Entity`` table: an entity record (``e``); ``merged_into`` is read by the statements that need it."""
-
-    COLUMNS = ("e.id", "e.name", "e.label", "e.description")
-    RETURN = ", ".join(COLUMNS)
-
-    @staticmethod
-    def params(entity: Entity) -> EntityParams:
-        """The row that creates ``entity``, with the normalized name lookups match on."""
-        return EntityParams(
-            id=entity.id,
-            name=entity.name,
-            norm_name=normalize_name(entity.name),
-            label=entity.label,
-            description=entity.description,
-        )
-
-    @staticmethod
-    def read(row: Sequence[Any]) -> Entity:
-        """A row of ``COLUMNS`` as an ``Entity``."""
-        entity_id, name, label, description = row
-        return Entity(id=entity_id, name=name, label=label, description=description)
+def _cells(text: str | None) -> tuple[TableCell, ...]:
+    return tuple(TableCell(*cell) for cell in json.loads(text)) if text else ()
 
 
-class RelationParams(TypedDict):
-    """A ``RELATED`` row as ``UPSERT_RELATIONS`` writes it."""
+ChunkRow = RowFormat[Chunk, Chunk](
+    Chunk,
+    "c: id document_id document_version text heading_path ord start_offset end_offset parent_id title kind cells "
+    "current<",
+    fields={"ord": "order", "start_offset": "start", "end_offset": "end"},
+    dump={
+        "heading_path": lambda c: list(c.heading_path),
+        "parent_id": lambda c: c.parent_id or "",
+        "cells": _cells_json,
+    },
+    load={
+        "heading_path": tuple,
+        "parent_id": lambda p: p or None,
+        "kind": lambda kind: ChunkKind.from_stored(kind or ChunkKind.TEXT, STORE),
+        "cells": _cells,
+        "current": bool,
+    },
+)
+"""The ``Chunk`` table (``c``): a passage of one document version; table cells are stored as JSON.
 
-    id: str
-    source_id: str
-    target_id: str
-    type: str
-    description: str
-    chunk_ids: list[str]
+A write leaves ``current`` to the statement (a new chunk is current).
+"""
 
+EntityRow = RowFormat[Entity, Entity](
+    Entity,
+    "e: id name norm_name> label description",
+    dump={"norm_name": lambda e: normalize_name(e.name)},
+)
+"""The ``Entity`` table (``e``): an entity record, written with the normalized name lookups match on.
 
-class RelationRow:
-    """The ``RELATED`` table (``x``, from ``a`` to ``b``); a read returns its ends as the caller resolves them."""
+``merged_into`` is left to the statements that need it.
+"""
 
-    COLUMNS = ("x.id", "x.type", "x.description", "x.chunk_ids")
+RelationRow = RowFormat[Relation, Relation](
+    Relation,
+    # the ends are expressions of each statement (the entities they resolved into): see ``returning``
+    "x: id type description chunk_ids source_id target_id",
+    dump={"chunk_ids": lambda r: sorted(r.chunk_ids)},
+    load={"chunk_ids": tuple},
+)
+"""The ``RELATED`` table (``x``, from ``a`` to ``b``); a write adds its chunk ids to a stored relation.
 
-    @staticmethod
-    def returning(source: str, target: str) -> str:
-        """The ``RETURN`` list of a relation whose ends are the expressions ``source`` and ``target``."""
-        return ", ".join((*RelationRow.COLUMNS, source, target))
+Read with ``returning(source_id=..., target_id=...)``; columns after those six are the statement's own.
+"""
 
-    @staticmethod
-    def params(relation: Relation) -> RelationParams:
-        """The row that creates ``relation`` (or adds its chunk ids to the stored one)."""
-        return RelationParams(
-            id=relation.id,
-            source_id=relation.source_id,
-            target_id=relation.target_id,
-            type=relation.type,
-            description=relation.description,
-            chunk_ids=sorted(relation.chunk_ids),
-        )
-
-    @staticmethod
-    def read(row: Sequence[Any]) -> Relation:
-        """A row of ``returning(...)`` (extra columns after it ignored) as a ``Relation``."""
-        rel_id, rel_type, description, chunk_ids, source_id, target_id = row[:6]
-        return Relation(rel_id, source_id, target_id, rel_type, tuple(chunk_ids), description)
-
-
-class MergeLogParams(TypedDict):
-    """A ``MergeLog`` row as ``UPSERT_MERGE_LOG`` writes it (``undone`` starts false)."""
-
-    id: str
-    member_id: str
-    resolved_id: str
-    decision: str
-    rule: str
-    score: float
-    reason: str
-    run_id: str
-
-
-class MergeLogRow:
-    """The ``MergeLog`` table (``m``), read with the names of both entities (``a``, ``b``, optional)."""
-
-    COLUMNS = (
-        "m.id", "m.member_id", "m.resolved_id", "m.decision", "m.rule", "m.score", "m.reason", "m.undone", "a.name",
-        "b.name",
-    )  # fmt: skip
-    RETURN = ", ".join(COLUMNS)
-
-    @staticmethod
-    def params(decision: MergeDecision, run_id: str, position: int) -> MergeLogParams:
-        """The log line of one decision: ``{run_id}-{position}``."""
-        return MergeLogParams(
-            id=f"{run_id}-{position:05d}",
-            member_id=decision.member_id,
-            resolved_id=decision.resolved_id,
-            decision=decision.decision,
-            rule=decision.rule,
-            score=float(decision.score),
-            reason=decision.reason,
-            run_id=run_id,
-        )
-
-    @staticmethod
-    def read(row: Sequence[Any]) -> MergeLogEntry:
-        """A row of ``COLUMNS`` as a ``MergeLogEntry``."""
-        log_id, member_id, resolved_id, decision, rule, score, reason, undone, member_name, resolved_name = row
-        return MergeLogEntry(
-            log_id,
-            member_id,
-            resolved_id,
-            decision,
-            rule,
-            float(score),
-            reason,
-            bool(undone),
-            member_name or "",
-            resolved_name or "",
-        )
+MergeLogRow = RowFormat[MergeDecision, MergeLogEntry](
+    MergeLogEntry,
+    "m: id< member_id resolved_id decision rule score reason undone< a.name< b.name<",
+    fields={"a.name": "member_name", "b.name": "resolved_name"},
+    dump={"score": lambda d: float(d.score)},
+    load={
+        "decision": lambda d: MergeOutcome.from_stored(d, STORE),
+        "rule": _rule,
+        "score": float,
+        "undone": bool,
+        "a.name": _text,
+        "b.name": _text,
+    },
+)
+"""The ``MergeLog`` table (``m``): one decision of one run, read with the names of both entities (``a``, ``b``)."""
 
 
-class CandidateParams(TypedDict):
-    """A ``Candidate`` row as ``UPSERT_CANDIDATES`` writes it; its id is the sorted pair."""
-
-    id: str
-    entity_id: str
-    other_id: str
-    name: str
-    other_name: str
-    score: float
-    rule: str
+def merge_log_params(decision: MergeDecision, run_id: str, position: int) -> dict[str, Any]:
+    """The log line of one decision: ``{run_id}-{position}`` (``undone`` starts false)."""
+    return MergeLogRow.params(decision, id=f"{run_id}-{position:05d}", run_id=run_id)
 
 
-class CandidateRow:
-    """The ``Candidate`` table (``x``): a near miss of entity resolution."""
-
-    COLUMNS = ("x.entity_id", "x.other_id", "x.name", "x.other_name", "x.score", "x.rule")
-    RETURN = ", ".join(COLUMNS)
-
-    @staticmethod
-    def params(candidate: ResolutionCandidate) -> CandidateParams:
-        """The row of one near miss, keyed by its pair of entity ids in order."""
-        return CandidateParams(
-            id="|".join(sorted((candidate.entity_id, candidate.other_id))),
-            entity_id=candidate.entity_id,
-            other_id=candidate.other_id,
-            name=candidate.name,
-            other_name=candidate.other_name,
-            score=float(candidate.score),
-            rule=candidate.rule,
-        )
-
-    @staticmethod
-    def read(row: Sequence[Any]) -> ResolutionCandidate:
-        """A row of ``COLUMNS`` as a ``ResolutionCandidate``."""
-        entity_id, other_id, name, other_name, score, rule = row
-        return ResolutionCandidate(entity_id, other_id, name, other_name, float(score), rule)
+def _merged_member(
+    *,
+    merged_into: str,
+    id: str,
+    name: str,
+    label: str,
+    log_id: str | None,
+    rule: str | None,
+    score: float | None,
+    reason: str | None,
+) -> tuple[str, str, MergedEntity]:
+    """``(resolved id, log id, MergedEntity)``; the log id is ``''`` without a merge-log line."""
+    merged_rule = _rule(rule) if rule else None
+    return merged_into, log_id or "", MergedEntity(id, name, label, merged_rule, float(score or 0.0), reason or "")
 
 
-class CommunityParams(TypedDict):
-    """A ``Community`` row as ``UPSERT_COMMUNITIES`` writes it; the report's findings are JSON."""
+MergedMemberRow = RowFormat[MergedEntity, tuple[str, str, MergedEntity]](
+    _merged_member,
+    "e: merged_into< id< name< label< m.id< m.rule< m.score< m.reason<",
+    fields={"m.id": "log_id", "m.rule": "rule", "m.score": "score", "m.reason": "reason"},
+)
+"""An entity record merged into another (``e``), with an active merge-log line of it (``m``, optional); read only."""
 
-    id: str
-    level: int
-    parent_id: str
-    size: int
-    title: str
-    summary: str
-    rating: float
-    findings: str
-    method: str
+CandidateRow = RowFormat[ResolutionCandidate, ResolutionCandidate](
+    ResolutionCandidate,
+    "x: id> entity_id other_id name other_name score rule",
+    dump={"id": lambda c: "|".join(sorted((c.entity_id, c.other_id))), "score": lambda c: float(c.score)},
+    load={"score": float, "rule": _rule},
+)
+"""The ``Candidate`` table (``x``): a near miss of entity resolution, keyed by its pair of entity ids in order."""
 
 
-class CommunityRow:
-    """The ``Community`` table (``k``) with its report, read with its members' ids (``collect(e.id)``)."""
+def _community(
+    *,
+    id: str,
+    level: int,
+    parent_id: str,
+    entity_ids: list[str] | None,
+    title: str,
+    summary: str,
+    rating: float,
+    findings: str,
+    method: str,
+) -> Community:
+    """A ``Community`` (a report only if it has a method) from its row and its members' ids."""
+    report = None
+    if method:
+        parsed = tuple(Finding(a, b) for a, b in json.loads(findings or "[]"))
+        report = CommunityReport(title, summary, float(rating), parsed, ReportMethod.from_stored(method, STORE))
+    # collect() over an OPTIONAL MATCH that found nothing gives null, not [] (a community whose entities were all
+    # deleted since it was detected)
+    members = tuple(sorted(m for m in entity_ids or () if m))
+    return Community(id, int(level), members, parent_id or None, report)
 
-    COLUMNS = ("k.id", "k.level", "k.parent_id", "k.title", "k.summary", "k.rating", "k.findings", "k.method")
-    RETURN = ", ".join(COLUMNS)
 
-    @staticmethod
-    def params(community: Community) -> CommunityParams:
-        """The row of ``community`` and its report (empty fields without one)."""
-        report = community.report
-        return CommunityParams(
-            id=community.id,
-            level=community.level,
-            parent_id=community.parent_id or "",
-            size=len(community.entity_ids),
-            title=report.title if report else "",
-            summary=report.summary if report else "",
-            rating=float(report.rating) if report else 0.0,
-            findings=json.dumps([[f.summary, f.explanation] for f in report.findings]) if report else "[]",
-            method=report.method if report else "",
-        )
+def _report_columns(community: Community) -> dict[str, Any]:
+    """The report's columns of a community's row (empty fields without a report)."""
+    report = community.report
+    if report is None:
+        return {"title": "", "summary": "", "rating": 0.0, "findings": "[]", "method": ""}
+    findings = json.dumps([[f.summary, f.explanation] for f in report.findings])
+    return {
+        "title": report.title,
+        "summary": report.summary,
+        "rating": float(report.rating),
+        "findings": findings,
+        "method": report.method,
+    }
 
-    @staticmethod
-    def read(row: Sequence[Any]) -> Community:
-        """A row of ``COLUMNS`` followed by the member ids as a ``Community`` (a report only if it has a method)."""
-        community_id, level, parent_id, title, summary, rating, findings, method, members = row
-        report = None
-        if method:
-            parsed = [Finding(a, b) for a, b in json.loads(findings or "[]")]
-            report = CommunityReport(title, summary, float(rating), tuple(parsed), method)
-        # collect() over an OPTIONAL MATCH that found nothing gives null, not [] (a community whose entities were all
-        # deleted since it was detected)
-        member_ids = tuple(sorted(m for m in members or () if m))
-        return Community(community_id, int(level), member_ids, parent_id or None, report)
+
+CommunityRow = RowFormat[Community, Community](
+    _community,
+    "k: id level parent_id size> title< summary< rating< findings< method< collect(e.id)<",
+    fields={"collect(e.id)": "entity_ids"},
+    dump={"parent_id": lambda k: k.parent_id or "", "size": lambda k: len(k.entity_ids)},
+)
+"""The ``Community`` table (``k``) with its report, read with its members' ids (``collect(e.id)``)."""
+
+
+def community_params(community: Community) -> dict[str, Any]:
+    """The row of ``community`` and its report."""
+    return CommunityRow.params(community, **_report_columns(community))

@@ -7,6 +7,7 @@ ingest role, and tests one role protocol's methods through that protocol.
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from agrag.components.data_models.chunk import Chunk, chunk_id_for
 from agrag.components.data_models.document import Document
@@ -17,6 +18,16 @@ from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 
 GraphOpener = Callable[[Path], GraphStore]
+R = TypeVar("R")
+
+
+def as_role(graph_corpus: "tuple[GraphStore, Corpus]", role: type[R]) -> R:
+    """The opened backend seen through one role protocol (which it must implement)."""
+    store, _ = graph_corpus
+    assert isinstance(store, role), f"{type(store).__name__} does not implement {role.__name__}"
+    return store
+
+
 GRAPH_BACKENDS: dict[str, GraphOpener] = {"kuzu": lambda path: KuzuGraphStore(path / "graph.kuzu")}
 
 DOC_A = Document(id="a", version="v1", title="Planner notes", source_path="a.md", source_folder="/notes")

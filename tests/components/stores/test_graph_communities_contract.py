@@ -4,16 +4,14 @@ import pytest
 
 from agrag.components.data_models.community import Community, CommunityReport, Finding
 from agrag.components.stores.graph_store import GraphCommunityStore, GraphStore
-from tests.components.stores.graph_contract import ID, Corpus
+from tests.components.stores.graph_contract import ID, Corpus, as_role
 
 PLANNER = (ID["Maria Chen"], ID["Orion Planner"], ID["SLAM"])
 
 
 @pytest.fixture
 def communities(graph_corpus: tuple[GraphStore, Corpus]) -> GraphCommunityStore:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphCommunityStore)
-    return store
+    return as_role(graph_corpus, GraphCommunityStore)
 
 
 def test_the_entity_graph_joins_resolved_entities_by_weighted_relations(communities: GraphCommunityStore) -> None:

@@ -5,14 +5,12 @@ import pytest
 from agrag.components.data_models.applied_plan import AppliedPlan
 from agrag.components.errors import DocumentNotFoundError
 from agrag.components.stores.graph_store import GraphDocumentStore, GraphStore
-from tests.components.stores.graph_contract import Corpus
+from tests.components.stores.graph_contract import Corpus, as_role
 
 
 @pytest.fixture
 def documents(graph_corpus: tuple[GraphStore, Corpus]) -> GraphDocumentStore:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphDocumentStore)
-    return store
+    return as_role(graph_corpus, GraphDocumentStore)
 
 
 def test_versions_of_known_documents_only(documents: GraphDocumentStore) -> None:

@@ -4,16 +4,14 @@ import pytest
 
 from agrag.components.errors import RetrievalError
 from agrag.components.stores.graph_store import GraphEvidenceReader, GraphStore
-from tests.components.stores.graph_contract import ID, Corpus
+from tests.components.stores.graph_contract import ID, Corpus, as_role
 
 MARIA, ORION, ACME = ID["Maria Chen"], ID["Orion Planner"], ID["Acme Robotics"]
 
 
 @pytest.fixture
 def evidence(graph_corpus: tuple[GraphStore, Corpus]) -> GraphEvidenceReader:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphEvidenceReader)
-    return store
+    return as_role(graph_corpus, GraphEvidenceReader)
 
 
 def test_chunks_out_of_scope_are_missing_like_unknown_ones(

@@ -7,14 +7,12 @@ from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.relation import Relation
 from agrag.components.stores.graph_store import GraphIngestWriter, GraphStore
-from tests.components.stores.graph_contract import ID, Corpus, chunks_of
+from tests.components.stores.graph_contract import ID, Corpus, as_role, chunks_of
 
 
 @pytest.fixture
 def writer(graph_corpus: tuple[GraphStore, Corpus]) -> GraphIngestWriter:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphIngestWriter)
-    return store
+    return as_role(graph_corpus, GraphIngestWriter)
 
 
 def test_a_new_version_supersedes_the_chunks_of_the_old_one(

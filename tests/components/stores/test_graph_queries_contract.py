@@ -4,14 +4,12 @@ import pytest
 
 from agrag.components.errors import GraphQueryRefusedError, GraphQueryTooLargeError, StoreError
 from agrag.components.stores.graph_store import GraphQueryRunner, GraphStore
-from tests.components.stores.graph_contract import Corpus
+from tests.components.stores.graph_contract import Corpus, as_role
 
 
 @pytest.fixture
 def queries(graph_corpus: tuple[GraphStore, Corpus]) -> GraphQueryRunner:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphQueryRunner)
-    return store
+    return as_role(graph_corpus, GraphQueryRunner)
 
 
 def test_a_read_only_query_returns_its_columns_and_capped_rows(queries: GraphQueryRunner) -> None:

@@ -2,19 +2,24 @@
 
 import pytest
 
-from agrag.components.data_models.resolution import KEPT_APART, MERGED, MergeDecision, ResolutionCandidate
+from agrag.components.data_models.resolution import (
+    KEPT_APART,
+    MERGED,
+    MergeDecision,
+    MergeOutcome,
+    ResolutionCandidate,
+    ResolutionRule,
+)
 from agrag.components.errors import MergeNotFoundError, StoreError
 from agrag.components.stores.graph_store import GraphResolutionLog, GraphStore
-from tests.components.stores.graph_contract import ID, Corpus
+from tests.components.stores.graph_contract import ID, Corpus, as_role
 
 ORION, VEGA, SLAM = ID["Orion Planner"], ID["Vega Perception"], ID["SLAM"]
 
 
 @pytest.fixture
 def resolution(graph_corpus: tuple[GraphStore, Corpus]) -> GraphResolutionLog:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphResolutionLog)
-    return store
+    return as_role(graph_corpus, GraphResolutionLog)
 
 
 def merge_vega_into_orion(resolution: GraphResolutionLog) -> None:
@@ -23,7 +28,7 @@ def merge_vega_into_orion(resolution: GraphResolutionLog) -> None:
         MergeDecision(SLAM, ORION, KEPT_APART, "label", 0.0, "different labels"),
     ]
     resolution.apply_resolution(
-        decisions, [ResolutionCandidate(SLAM, ORION, "SLAM", "Orion Planner", 0.7, "emb")], "r1"
+        decisions, [ResolutionCandidate(SLAM, ORION, "SLAM", "Orion Planner", 0.7, ResolutionRule.EMBEDDING)], "r1"
     )
 
 
@@ -41,7 +46,13 @@ def test_every_decision_is_logged_with_both_names_and_near_misses_kept(resolutio
         ("r1-00000", MERGED, "Vega Perception", "Orion Planner", False),
         ("r1-00001", KEPT_APART, "SLAM", "Orion Planner", False),
     ]
-    assert resolution.candidates() == [ResolutionCandidate(SLAM, ORION, "SLAM", "Orion Planner", 0.7, "emb")]
+    assert resolution.candidates() == [
+        ResolutionCandidate(SLAM, ORION, "SLAM", "Orion Planner", 0.7, ResolutionRule.EMBEDDING)
+    ]
+    # closed sets come back as their enums, not the plain strings the store holds
+    assert [(type(e.decision), type(e.rule)) for e in log] == [(MergeOutcome, ResolutionRule)] * 2
+    assert [e.rule for e in log] == [ResolutionRule.FUZZY, ResolutionRule.LABEL]
+    assert type(resolution.candidates()[0].rule) is ResolutionRule
 
 
 def test_positions_name_the_log_lines_of_part_of_a_run(resolution: GraphResolutionLog) -> None:

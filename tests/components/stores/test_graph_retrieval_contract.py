@@ -3,9 +3,10 @@
 import pytest
 
 from agrag.components.data_models.resolution import MERGED, MergeDecision
+from agrag.components.data_models.traversal_direction import TraversalDirection
 from agrag.components.errors import RetrievalError
 from agrag.components.stores.graph_store import GraphRetrievalReader, GraphStore
-from tests.components.stores.graph_contract import ID, Corpus
+from tests.components.stores.graph_contract import ID, Corpus, as_role
 
 MARIA, ORION, SLAM, ACME, VEGA = (
     ID[n] for n in ("Maria Chen", "Orion Planner", "SLAM", "Acme Robotics", "Vega Perception")
@@ -14,9 +15,7 @@ MARIA, ORION, SLAM, ACME, VEGA = (
 
 @pytest.fixture
 def reader(graph_corpus: tuple[GraphStore, Corpus]) -> GraphRetrievalReader:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphRetrievalReader)
-    return store
+    return as_role(graph_corpus, GraphRetrievalReader)
 
 
 def test_chunks_and_entities_by_id_in_the_order_asked(
@@ -64,7 +63,7 @@ def test_entities_of_documents_as_resolved_ids_and_as_records(reader: GraphRetri
 def test_traverse_walks_hop_by_hop_in_the_direction_asked(reader: GraphRetrievalReader) -> None:
     both = reader.traverse([MARIA], depth=2)
     assert {(r.type, hop) for r, hop in both} == {("WROTE", 1), ("EMPLOYS", 1), ("USES", 2), ("BUILDS", 2)}
-    assert [(r.type, hop) for r, hop in reader.traverse([MARIA], direction="out", depth=2)] == [
+    assert [(r.type, hop) for r, hop in reader.traverse([MARIA], direction=TraversalDirection.OUT, depth=2)] == [
         ("WROTE", 1),
         ("USES", 2),
     ]

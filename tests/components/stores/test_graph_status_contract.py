@@ -4,14 +4,12 @@ import pytest
 
 from agrag.components.errors import StoreError
 from agrag.components.stores.graph_store import GraphStatusReader, GraphStore
-from tests.components.stores.graph_contract import ID, Corpus
+from tests.components.stores.graph_contract import ID, Corpus, as_role
 
 
 @pytest.fixture
 def status(graph_corpus: tuple[GraphStore, Corpus]) -> GraphStatusReader:
-    store, _ = graph_corpus
-    assert isinstance(store, GraphStatusReader)
-    return store
+    return as_role(graph_corpus, GraphStatusReader)
 
 
 def test_info_records_facts_and_a_generation_per_commit(status: GraphStatusReader) -> None:

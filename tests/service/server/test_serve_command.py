@@ -1,13 +1,15 @@
 """`agrag serve` as a user runs it: a subprocess on a free port, its server file, its signals, kill -9 and a restart."""
 
 import os
-import select
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -28,7 +30,11 @@ def serve_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 class Serve:
-    """A running `agrag serve` and the URL it printed."""
+    """A running `agrag serve` and the URL it printed.
+
+    Its stdout and stderr are read all along by threads: a server that logs every request would otherwise block on
+    a full pipe (64 KiB) once a long test has made enough requests, and look hung.
+    """
 
     def __init__(self, data_dir: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
@@ -40,25 +46,46 @@ class Serve:
             text=True,
         )
         self.url = ""
-        self.stderr = ""
+        self._lines: queue.Queue[str] = queue.Queue()
+        self._err: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._drain, args=(self.process.stdout, self._lines.put), daemon=True),
+            threading.Thread(target=self._drain, args=(self.process.stderr, self._err.append), daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _drain(stream: IO[str] | None, keep: Callable[[str], None]) -> None:
+        assert stream is not None
+        for line in stream:
+            keep(line)
+
+    @property
+    def stderr(self) -> str:
+        """What it wrote to stderr so far (all of it once stopped)."""
+        return "".join(self._err)
 
     def started(self, timeout: float = 90) -> str:
         """The URL of the one line it prints once serving."""
-        assert self.process.stdout is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if select.select([self.process.stdout], [], [], 0.2)[0]:
-                line = self.process.stdout.readline()
-                assert " at http://" in line, line
-                self.url = line.split(" at ", 1)[1].split(" ", 1)[0]
-                wait_ready(self.url)
-                return self.url
-            if self.process.poll() is not None:
-                pytest.fail(f"agrag serve exited with {self.process.returncode}: {self.finish()}")
+            try:
+                line = self._lines.get(timeout=0.2)
+            except queue.Empty:
+                if self.process.poll() is not None:
+                    pytest.fail(f"agrag serve exited with {self.process.returncode}: {self.finish()}")
+                continue
+            assert " at http://" in line, line
+            self.url = line.split(" at ", 1)[1].split(" ", 1)[0]
+            wait_ready(self.url)
+            return self.url
         pytest.fail(f"agrag serve printed no URL within {timeout} s")
 
     def finish(self, timeout: float = 60) -> str:
-        _, self.stderr = self.process.communicate(timeout=timeout)
+        self.process.wait(timeout=timeout)
+        for reader in self._readers:
+            reader.join(timeout=10)
         return self.stderr
 
     def stop(self, how: signal.Signals = signal.SIGTERM) -> int:
