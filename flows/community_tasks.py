@@ -124,4 +124,4 @@ def write_reports(
         store.graph.replace_communities(final)
     if store.journal is not None:
         store.journal.forget([GRAPH_SUBJECT], COMMUNITIES_STALE.phase)
-    return ReportOutcome(dict(Counter(c.report.method for c in final if c.report)), len(reused), fallbacks)
+    return ReportOutcome(dict(Counter(str(c.report.method) for c in final if c.report)), len(reused), fallbacks)

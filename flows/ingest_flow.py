@@ -201,7 +201,7 @@ def _ingest_changed(
     report = replace(
         report,
         chunks_written=len(chunks),
-        chunks_by_kind=dict(Counter(c.kind for c in chunks)),
+        chunks_by_kind=dict(Counter(str(c.kind) for c in chunks)),
         files=without_text(report.files, changed, chunks),
     )
     clock.completed("chunk", report, final=False)  # how many older chunks are superseded, the write tells

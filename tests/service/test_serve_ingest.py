@@ -25,6 +25,7 @@ from agrag.pipelines.ingest_components import chunker_for
 from agrag.pipelines.settings import load_agrag_settings
 from agrag.pipelines.store_factory import open_knowledge_store
 from agrag.service.cli import app
+from tests.support.drained_process import DrainedProcess
 
 AGRAG = str(Path(sys.executable).with_name("agrag"))
 DEPLOYMENT = "agrag-ingest/agrag-ingest"
@@ -33,23 +34,28 @@ OVERRIDES = ["ingest.chunker.max_chars=800"]
 
 
 class Serving:
-    """A running `agrag serve-ingest` subprocess and what it printed once stopped."""
+    """A running `agrag serve-ingest` subprocess and what it printed (read all along: ``DrainedProcess``)."""
 
     def __init__(self, process: subprocess.Popen[str]) -> None:
         self.process = process
-        self.stdout = ""
-        self.stderr = ""
+        self._output = DrainedProcess(process)
+
+    @property
+    def stdout(self) -> str:
+        return self._output.stdout
+
+    @property
+    def stderr(self) -> str:
+        return self._output.stderr
 
     def stop(self, how: signal.Signals = signal.SIGTERM) -> None:
-        if self.process.returncode is not None:
-            return
         if self.process.poll() is None:
             self.process.send_signal(how)
         try:
-            self.stdout, self.stderr = self.process.communicate(timeout=20)
+            self._output.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.stdout, self.stderr = self.process.communicate()
+            self._output.wait(timeout=20)
 
 
 @pytest.fixture

@@ -55,6 +55,7 @@ class KuzuConnection:
         self._readers: list[kuzu.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._writes = 0  # write statements committed through this store (see _write_count)
         self._open_check = None if read_only else KuzuOpenCheck(self._path, buffer_pool_mb)
         if self._open_check is not None:
             self._open_check.run()
@@ -124,6 +125,8 @@ class KuzuConnection:
                 if self._closed:
                     raise StoreError(f"The graph store {self._path} is closed.")
                 result = (self._conn if write else self._reader()).execute(query, given)
+                if write:  # a write statement commits when it returns: count it while still holding the lock
+                    self._writes += 1
                 if not isinstance(result, kuzu.QueryResult):
                     return [], []
                 columns, rows = list(result.get_column_names()), result.get_all()
@@ -165,6 +168,15 @@ class KuzuConnection:
         for start in range(0, len(rows), _BATCH):
             returned += self._write(query, {key: list(rows[start : start + _BATCH]), **extra})
         return returned
+
+    def _write_count(self) -> int:
+        """Write statements committed through this store since it opened, read without a query.
+
+        A key for caches of what only writes change: one process owns a data dir, and every write of that process
+        goes through this store, so an unchanged count means an unchanged graph (``generation`` in ``info()`` is the
+        same key for readers in other processes, at the cost of a query).
+        """
+        return self._writes
 
     def _bump_generation(self) -> None:
         """Record a new ``generation``, so readers that cache the graph know it changed."""

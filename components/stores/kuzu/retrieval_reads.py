@@ -10,7 +10,6 @@ from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolved_entity import MergedEntity
 from agrag.components.data_models.traversal_direction import TraversalDirection
-from agrag.components.stores.graph_store import GENERATION_KEY
 from agrag.components.stores.kuzu import retrieval_cypher as cy
 from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, MergedMemberRow, RelationRow
 from agrag.components.stores.kuzu.walks import KuzuWalks
@@ -19,8 +18,8 @@ from agrag.components.stores.kuzu.walks import KuzuWalks
 class KuzuRetrievalReads(KuzuWalks):
     """Chunks and entities by id, their support, the passage graph, relation walks and name lookups."""
 
-    # (generation, resolved id -> merged records): see ``_every_merged``
-    _merged_cache: tuple[str, dict[str, tuple[MergedEntity, ...]]] | None = None
+    # (write count, resolved id -> merged records): see ``_every_merged``
+    _merged_cache: tuple[int, dict[str, tuple[MergedEntity, ...]]] | None = None
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the stored chunks among ``chunk_ids``, in the order asked."""
@@ -141,9 +140,10 @@ class KuzuRetrievalReads(KuzuWalks):
         """Every resolved entity's merged records, read again only when the generation changed.
 
         Kùzu scans the entity table for a ``merged_into`` match (about 5-10 ms at 50k entities), which an entity
-        search would pay on every call; the merges change only with a write, which bumps the generation.
+        search would pay on every call; the merges change only with a write of this process, which the write count
+        tells without a query (reading the ``generation`` cost 0.4 ms per entity search).
         """
-        generation = self.info().get(GENERATION_KEY, "")
+        generation = self._write_count()
         cached = self._merged_cache
         if cached is not None and cached[0] == generation:
             return cached[1]

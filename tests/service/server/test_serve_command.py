@@ -5,11 +5,9 @@ import queue
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 import httpx
 import pytest
@@ -18,6 +16,7 @@ from prefect.settings import PREFECT_API_URL
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.service.server.server_file import find_server, server_file
 from tests.service.conftest import copy_corpus
+from tests.support.drained_process import DrainedProcess
 from tests.support.served_api import wait_ready
 
 AGRAG = str(Path(sys.executable).with_name("agrag"))
@@ -30,11 +29,7 @@ def serve_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 class Serve:
-    """A running `agrag serve` and the URL it printed.
-
-    Its stdout and stderr are read all along by threads: a server that logs every request would otherwise block on
-    a full pipe (64 KiB) once a long test has made enough requests, and look hung.
-    """
+    """A running `agrag serve` and the URL it printed; its output is read all along (``DrainedProcess``)."""
 
     def __init__(self, data_dir: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
@@ -45,33 +40,20 @@ class Serve:
             stderr=subprocess.PIPE,
             text=True,
         )
+        self._output = DrainedProcess(self.process)
         self.url = ""
-        self._lines: queue.Queue[str] = queue.Queue()
-        self._err: list[str] = []
-        self._readers = [
-            threading.Thread(target=self._drain, args=(self.process.stdout, self._lines.put), daemon=True),
-            threading.Thread(target=self._drain, args=(self.process.stderr, self._err.append), daemon=True),
-        ]
-        for reader in self._readers:
-            reader.start()
-
-    @staticmethod
-    def _drain(stream: IO[str] | None, keep: Callable[[str], None]) -> None:
-        assert stream is not None
-        for line in stream:
-            keep(line)
 
     @property
     def stderr(self) -> str:
         """What it wrote to stderr so far (all of it once stopped)."""
-        return "".join(self._err)
+        return self._output.stderr
 
     def started(self, timeout: float = 90) -> str:
         """The URL of the one line it prints once serving."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                line = self._lines.get(timeout=0.2)
+                line = self._output.lines.get(timeout=0.2)
             except queue.Empty:
                 if self.process.poll() is not None:
                     pytest.fail(f"agrag serve exited with {self.process.returncode}: {self.finish()}")
@@ -83,9 +65,7 @@ class Serve:
         pytest.fail(f"agrag serve printed no URL within {timeout} s")
 
     def finish(self, timeout: float = 60) -> str:
-        self.process.wait(timeout=timeout)
-        for reader in self._readers:
-            reader.join(timeout=10)
+        self._output.wait(timeout)
         return self.stderr
 
     def stop(self, how: signal.Signals = signal.SIGTERM) -> int:
