@@ -19,7 +19,7 @@ SOURCES := $(shell find components pipelines flows service facade conf -name '*.
 # The public multi-hop QA sets `make eval` scores (see bench/README.md there for their provenance and licences).
 export AGRAG_EVAL_BENCH_DIR ?= ../shared/bench
 
-.PHONY: install demo test test-fast lint typecheck bench bench-service eval screenshot clean
+.PHONY: install demo test test-fast lint typecheck compose-tool bench bench-service eval screenshot clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,7 +57,15 @@ typecheck: install
 		-p agrag.retrieval -p agrag.evidence -p agrag.common
 
 # Two workers, a test module each: on 2 cores the many tests that wait on subprocesses and servers overlap.
-test: lint typecheck
+# tests/deploy checks docker-compose.yml with `docker compose config` (no engine needed). When neither Docker's compose
+# plugin nor docker-compose is there, the distribution's docker-compose is installed (as root; else the test says so).
+compose-tool:
+	@docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && \
+		  apt-get install -y -qq docker-compose >/dev/null; } || \
+		echo "docker-compose is missing and could not be installed: tests/deploy/test_compose_file.py will fail"
+
+test: lint typecheck compose-tool
 	$(BIN)/pytest -n 2 --dist loadfile
 
 # The unit tests only: no model, no Prefect, not slow (tests/support/fast_loop.py marks and guards them).

@@ -17,6 +17,10 @@ EMBEDDER_BATCH_SIZE: Final = 64
 
 # vector_store (conf/vector_store/qdrant.yaml)
 QDRANT_COLLECTION_PREFIX: Final = "agrag"
+# A Qdrant server's collections: payloads on disk, Qdrant's own HNSW defaults, no quantization.
+QDRANT_ON_DISK_PAYLOAD: Final = True
+QDRANT_HNSW_M: Final = 16
+QDRANT_HNSW_EF_CONSTRUCT: Final = 100
 
 # ingest.loader
 LOADER_MAX_FILE_BYTES: Final = 20 * 1024 * 1024

@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from agrag.components import defaults
+from agrag.components.data_models.qdrant_collection_settings import QdrantCollectionSettings, VectorQuantization
 from agrag.pipelines.eval_config import EvalConfig
 from agrag.pipelines.plan_models import FinalizePolicy, PlanConfig
 from agrag.pipelines.recipe_config import RecipeConfig, Reranker, RetrievalMethod
@@ -56,6 +57,18 @@ class QdrantVectorStoreConfig(StrictModel):
     collection_prefix: str = Field(
         defaults.QDRANT_COLLECTION_PREFIX, pattern=r"^[A-Za-z0-9_-]+$", description="Collection name prefix."
     )
+    on_disk_payload: bool = Field(defaults.QDRANT_ON_DISK_PAYLOAD, description="Keep payloads on the server's disk.")
+    hnsw_m: int = Field(defaults.QDRANT_HNSW_M, ge=4, le=128, description="Edges per node of the HNSW graph.")
+    hnsw_ef_construct: int = Field(
+        defaults.QDRANT_HNSW_EF_CONSTRUCT, ge=4, le=1000, description="Candidates kept while building the HNSW graph."
+    )
+    quantization: VectorQuantization = Field(
+        VectorQuantization.NONE, description="none, or int8: scalar-quantized copies in memory, rescored."
+    )
+
+    def layout(self) -> QdrantCollectionSettings:
+        """The settings a new collection is created with."""
+        return QdrantCollectionSettings(self.on_disk_payload, self.hnsw_m, self.hnsw_ef_construct, self.quantization)
 
 
 VectorStoreConfig = Annotated[EdgeVectorStoreConfig | QdrantVectorStoreConfig, Field(discriminator="backend")]

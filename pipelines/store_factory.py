@@ -90,6 +90,7 @@ def open_vector_store(
         prefix=config.collection_prefix,
         rrf_k=rrf_k,
         keyword_fields=KEYWORD_FIELDS[collection],
+        layout=config.layout(),
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from agrag.components import defaults
 from agrag.components.component_errors import ComponentConfigError
+from agrag.components.data_models.qdrant_collection_settings import QdrantCollectionSettings, VectorQuantization
 from agrag.components.errors import ConfigError, StoreError
 from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
@@ -59,7 +60,15 @@ class QdrantServerVectorStore:
         prefix: str = defaults.QDRANT_COLLECTION_PREFIX,
         rrf_k: int = defaults.RRF_K,
         keyword_fields: Sequence[str] = (),
+        layout: QdrantCollectionSettings | None = None,
     ) -> None:
+        """Open (or create, laid out by ``layout``) the collection ``<prefix>_<collection>``.
+
+        Raises:
+            ConfigError: qdrant-client is not installed.
+            ComponentConfigError: not exactly one of ``url`` and ``path``.
+            StoreError: the server cannot be reached or refuses the collection.
+        """
         if QdrantClient is None:
             raise ConfigError("The Qdrant server backend needs qdrant-client: pip install 'agrag[qdrant-server]'.")
         if (url is None) == (path is None):
@@ -76,11 +85,7 @@ class QdrantServerVectorStore:
         try:
             self._client = QdrantClient(url=url, api_key=api_key) if url else QdrantClient(path=str(path))
             if not self._client.collection_exists(self._name):
-                self._client.create_collection(
-                    self._name,
-                    vectors_config={DENSE_VECTOR: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
-                    sparse_vectors_config={KEYWORD_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-                )
+                self._create(dimension, layout or QdrantCollectionSettings())
             # Local mode (tests) scans anyway and warns about indexes; a server needs them to filter fast.
             indexed = set(self._client.get_collection(self._name).payload_schema) if url else set(keyword_fields)
             for field in keyword_fields:
@@ -88,6 +93,20 @@ class QdrantServerVectorStore:
                     self._client.create_payload_index(self._name, field, field_schema=models.PayloadSchemaType.KEYWORD)
         except Exception as exc:  # qdrant-client raises many unrelated types (HTTP, gRPC, portalocker)
             raise StoreError(f"Could not open Qdrant collection {self._name} at {self._where}: {exc}") from exc
+
+    def _create(self, dimension: int, layout: QdrantCollectionSettings) -> None:
+        quantization = None
+        if layout.quantization is VectorQuantization.INT8:
+            scalar = models.ScalarQuantizationConfig(type=models.ScalarType.INT8, always_ram=True)
+            quantization = models.ScalarQuantization(scalar=scalar)
+        self._client.create_collection(
+            self._name,
+            vectors_config={DENSE_VECTOR: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
+            sparse_vectors_config={KEYWORD_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            on_disk_payload=layout.on_disk_payload,
+            hnsw_config=models.HnswConfigDiff(m=layout.hnsw_m, ef_construct=layout.hnsw_ef_construct),
+            quantization_config=quantization,
+        )
 
     @property
     def collection(self) -> VectorCollection:

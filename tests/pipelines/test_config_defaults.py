@@ -22,6 +22,7 @@ from agrag.components.chunkers.sentence_chunker import SentenceChunker
 from agrag.components.chunkers.structural_chunker import StructuralChunker
 from agrag.components.communities.leiden_community_detector import LeidenCommunityDetector
 from agrag.components.cutters.limit_cutter import LimitCutter
+from agrag.components.data_models.qdrant_collection_settings import QdrantCollectionSettings
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
 from agrag.components.expanders.graph_community_expander import GraphCommunityExpander
@@ -105,6 +106,8 @@ def links(
 LINKS = (
     *links("embedder", EmbedderConfig, SentenceTransformersTextEmbedder, "model device batch_size"),
     *links("vector_store", QdrantVectorStoreConfig, QdrantServerVectorStore, "collection_prefix=prefix"),
+    *links("vector_store", QdrantVectorStoreConfig, QdrantCollectionSettings,
+           "on_disk_payload hnsw_m hnsw_ef_construct quantization"),
     *links("ingest.loader", LoaderConfig, FolderLoader, "max_file_bytes=max_bytes suffixes"),
     *links("ingest.chunker", StructuralChunkerConfig, StructuralChunker, "max_chars section_max_chars table_max_rows",
            "structural"),
