@@ -13,12 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, model_validator
+from pydantic import TypeAdapter
 
 from agrag.components.data_models.evidence import EvidenceScope
 from agrag.components.data_models.ingestion_run import IngestionRun
 from agrag.components.errors import EvidenceError
-from agrag.pipelines.config_models import refuse_bool_numbers
+from agrag.pipelines.strict_model import StrictModel
 
 if TYPE_CHECKING:  # a client of the API imports the tool definitions for their models, without loading Haystack
     from agrag.pipelines.config_models import AgragConfig, RecipeConfig
@@ -31,18 +31,11 @@ OutputT = TypeVar("OutputT")
 CONFIG_CACHE_SIZE = 64
 
 
-class ToolInput(BaseModel):
-    """Base of every tool's input: unknown fields are errors, and an input does not change once made.
+class ToolInput(StrictModel):
+    """Base of every tool's input, with the config models' rules.
 
-    A number field refuses ``true``/``false``, which pydantic would otherwise read as 1 and 0.
+    Unknown fields are errors, an input does not change once made, and a number field refuses ``true``/``false``.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_bool_numbers(cls, data: Any) -> Any:
-        return refuse_bool_numbers(cls, data)
 
 
 class ToolHost:
