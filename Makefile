@@ -19,7 +19,7 @@ SOURCES := $(shell find components pipelines flows service facade conf -name '*.
 # The public multi-hop QA sets `make eval` scores (see bench/README.md there for their provenance and licences).
 export AGRAG_EVAL_BENCH_DIR ?= ../shared/bench
 
-.PHONY: install demo test test-fast lint typecheck compose-tool bench bench-service eval screenshot clean
+.PHONY: install demo test test-fast lint typecheck compose-tool bench bench-service bench-parallel eval screenshot clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,10 @@ screenshot: install
 # `agrag serve` under 20 concurrent HTTP clients for 30 s, each operation next to its in-process latency.
 bench-service: install
 	$(BIN)/python bench/service_load.py
+
+# Ingestion with the embed stage in-process and on 1 and 2 local Dask workers (ingest.parallel), same corpus.
+bench-parallel: install
+	$(BIN)/python bench/parallel_ingest.py
 
 # Retrieval quality: every shipped recipe against BM25, dense and RRF baselines on both dev sets; MuSiQue also on a
 # graph built from its precomputed LLM triples. Results land in bench/results/; reruns reuse bench/cache/.

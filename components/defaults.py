@@ -14,6 +14,10 @@ from typing import Final
 EMBEDDER_MODEL: Final = "all-MiniLM-L6-v2"
 EMBEDDER_DEVICE: Final = "cpu"
 EMBEDDER_BATCH_SIZE: Final = 64
+# ingest.parallel: below this many chunks a batch embeds in-process (a cluster takes seconds to start); slices of
+# this many chunks go to a worker at a time.
+PARALLEL_MIN_CHUNKS: Final = 2000
+PARALLEL_SLICE_CHUNKS: Final = 256
 
 # vector_store (conf/vector_store/qdrant.yaml)
 QDRANT_COLLECTION_PREFIX: Final = "agrag"

@@ -28,9 +28,7 @@ from agrag.flows.community_refresh import refresh_communities
 from agrag.flows.file_statuses import file_statuses, other_settings, with_plans, without_text
 from agrag.flows.finalize_flow import DEFERRED
 from agrag.flows.ingest_control import IngestControl
-from agrag.flows.ingest_report import (
-    IngestReport,
-)
+from agrag.flows.ingest_report import IngestReport
 from agrag.flows.ingest_report_markdown import publish_ingest_report
 from agrag.flows.ingest_tasks import Phase
 from agrag.flows.plan_groups import expected_hashes
@@ -65,6 +63,7 @@ def ingest_into(
     control: IngestControl | None = None,
     files_root: Path | None = None,
     files: Sequence[str] | None = None,
+    dask_address: str | None = None,
 ) -> IngestReport:
     """Run every stage on ``folder`` (or only ``files`` of it) against open stores; unchanged documents are skipped.
 
@@ -85,6 +84,8 @@ def ingest_into(
         files_root: ``AGRAG_FILES_ROOT``: document ids are paths relative to it (else absolute paths).
         files: Only these files of ``folder`` (POSIX paths relative to it); None: the whole folder. The folder's
             other documents are left as they are; the chosen ones get the ids a whole-folder run gives them.
+        dask_address: ``AGRAG_DASK_ADDRESS``: the Dask scheduler whose workers embed when ``ingest.parallel`` fans
+            the embed stage out (None: a local cluster).
 
     Raises:
         DocumentsOfOtherFolderError: files would supersede documents that may be another folder's (raised before
@@ -138,6 +139,7 @@ def ingest_into(
             embedder=embedder,
             llm=llm,
             progress=progress,
+            dask_address=dask_address,
         )
     touched = community_tasks.stale_communities(journal)
     if ingest.communities.enabled and touched is not None and ingest.finalize is FinalizePolicy.MANUAL:
@@ -179,6 +181,7 @@ def _ingest_changed(
     embedder: SentenceTransformersTextEmbedder,
     llm: OpenAIChatClient | None,
     progress: bool,
+    dask_address: str | None,
 ) -> IngestReport:
     """Chunk, extract, prune, resolve, embed and write the new or changed document versions, each by its plan.
 
@@ -240,9 +243,18 @@ def _ingest_changed(
     embedded = clock.run(
         "embed",
         lambda: plan_groups.embed_groups(
-            groups, chunks, new_entities, merged, embedder, journal=journal, control=clock.control
+            groups,
+            chunks,
+            new_entities,
+            merged,
+            embedder,
+            journal=journal,
+            control=clock.control,
+            parallel=ingest.parallel,
+            dask_address=dask_address,
         ),
     )
+    report = replace(report, embedded_on=embedded.value.embedded_on)
     clock.completed("embed", report)
     written = clock.run(
         "write",
@@ -355,6 +367,7 @@ def _ingest_run(
         control=run.control,
         files_root=runtime.settings.agrag.files_root,
         files=files,
+        dask_address=runtime.settings.agrag.dask_address,
     )
     publish_ingest_report(report, str(runtime.data_dir))
     return ingest_state(report), report

@@ -59,6 +59,7 @@ class IngestReport:
         reports_by_method: Community reports by method (llm, extractive).
         reports_reused: Reports kept from before because their community did not change.
         report_fallbacks: LLM reports that failed and were written extractively instead.
+        embedded_on: Where the chunks were embedded when not in the ingesting process ("2 local Dask workers").
         documents_resumed: Per phase (chunk, extract, resolve, embed), the documents whose work an interrupted run
             had finished and this run read back from the phase journal instead of redoing.
         llm_estimate: What LLM extraction was estimated to send before it started (None without LLM extraction).
@@ -93,6 +94,7 @@ class IngestReport:
     reports_by_method: dict[str, int] = field(default_factory=dict)
     reports_reused: int = 0
     report_fallbacks: int = 0
+    embedded_on: str = ""
     documents_resumed: dict[str, int] = field(default_factory=dict)
     llm_estimate: LLMEstimate | None = None
     llm_calls: int = 0
@@ -135,7 +137,7 @@ def stage_lines(report: IngestReport, *, final: bool = True) -> dict[str, str]:
         "resolve": f"{report.entities_found} entities ({report.entities_new} new), {report.merges} merged, "
         f"{report.kept_apart} kept apart, {report.candidates} near-miss candidates",
         "embed": f"{report.chunks_written - report.chunks_by_kind.get('section', 0)} chunks, "
-        f"{report.entities_new} entities",
+        f"{report.entities_new} entities" + (f" on {report.embedded_on}" if report.embedded_on else ""),
         "write": f"{report.relations_found} relations, {report.entities_removed} entities only old text supported "
         "removed",
         "communities": levels or "none",

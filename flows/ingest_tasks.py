@@ -13,14 +13,12 @@ from prefect.cache_policies import NO_CACHE
 from tqdm import tqdm
 
 from agrag.components.data_models.chunk import Chunk
-from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import ChunkFailure, Extraction, concat_extractions
 from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.phase_key import PhaseKey, batch_subject, document_subject
 from agrag.components.data_models.resolution import Resolution
-from agrag.components.embedders.embedding_texts import chunk_embedding_text, entity_embedding_text
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import LLMBudgetError
 from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor
@@ -32,11 +30,6 @@ from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.folder_loader import FolderLoader
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
-from agrag.components.stores.vector_payloads import (
-    chunk_payload,
-    entity_payload,
-)
-from agrag.components.stores.vector_store import VectorPoint
 from agrag.flows.ingest_control import IngestControl, checkpoint
 from agrag.flows.progress import progress_bar
 from agrag.pipelines.config_models import (
@@ -95,11 +88,13 @@ class Phase:
         return PhaseKey(subject, name, self.config_hash)
 
 
-def _document_key(phase: Phase, name: str, document: LoadedDocument) -> PhaseKey:
+def document_key(phase: Phase, name: str, document: LoadedDocument) -> PhaseKey:
+    """The marker of phase ``name`` for one document version."""
     return phase.key(name, document_subject(document.document.id, document.document.version))
 
 
-def _grouped(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
+def grouped_by_document(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
+    """The chunks by document id, each document's in their order."""
     groups: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         groups.setdefault(chunk.document_id, []).append(chunk)
@@ -109,10 +104,10 @@ def _grouped(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
 @task(name="chunk", cache_policy=NO_CACHE, persist_result=False)
 def chunk_documents(documents: list[LoadedDocument], config: IngestConfig, phase: Phase) -> PhaseOutput[list[Chunk]]:
     """Cut documents with the configured chunker (``ingest/chunker``); documents chunked before are read back."""
-    keys = {d.document.id: _document_key(phase, "chunk", d) for d in documents}
+    keys = {d.document.id: document_key(phase, "chunk", d) for d in documents}
     done = phase.journal.load_many(list(keys.values()))
     todo = [d for d in documents if keys[d.document.id] not in done]
-    fresh = _grouped(chunker_for(config.chunker).run(documents=todo)["chunks"]) if todo else {}
+    fresh = grouped_by_document(chunker_for(config.chunker).run(documents=todo)["chunks"]) if todo else {}
     phase.journal.save_many([(keys[d.document.id], fresh.get(d.document.id, [])) for d in todo])
     chunks = [c for d in documents for c in done.get(keys[d.document.id], fresh.get(d.document.id, []))]
     return PhaseOutput(chunks, reused=len(documents) - len(todo))
@@ -182,7 +177,7 @@ def _extract_with_llm(
 ) -> PhaseOutput[ExtractionOutcome]:
     settings = config.extractor
     assert isinstance(settings, LLMExtractorConfig)
-    keys = {d.document.id: _document_key(phase, "extract", d) for d in documents}
+    keys = {d.document.id: document_key(phase, "extract", d) for d in documents}
     done: dict[str, tuple[Extraction, list[ChunkFailure]]] = {
         key.subject: value for key, value in phase.journal.load_many(list(keys.values())).items()
     }
@@ -220,8 +215,8 @@ LLM_CHUNKS_PER_WORKER = 16
 
 def _llm_batches(chunks: list[Chunk], concurrency: int) -> Iterator[list[Chunk]]:
     """The chunks in batches of whole documents, about ``LLM_CHUNKS_PER_WORKER`` per worker each."""
-    groups = _grouped(chunks)
-    for document_ids in _slices(list(groups), groups, LLM_CHUNKS_PER_WORKER * max(1, concurrency)):
+    groups = grouped_by_document(chunks)
+    for document_ids in document_runs(list(groups), groups, LLM_CHUNKS_PER_WORKER * max(1, concurrency)):
         yield [c for doc in document_ids for c in groups[doc]]
 
 
@@ -291,13 +286,13 @@ RESOLVED_IN = "resolved-in"
 
 def _point_at_resolution(documents: Sequence[LoadedDocument], phase: Phase, subject: str) -> None:
     """Record, per document version, the batch whose journaled resolution it is written with."""
-    phase.journal.save_many([(_document_key(phase, RESOLVED_IN, d), subject) for d in documents])
+    phase.journal.save_many([(document_key(phase, RESOLVED_IN, d), subject) for d in documents])
 
 
 def resolution_subject(documents: Sequence[LoadedDocument], phase: Phase) -> str:
     """The batch whose journaled resolution these document versions are written with (their own by default)."""
     if documents:
-        subject = phase.journal.load(_document_key(phase, RESOLVED_IN, documents[0]))
+        subject = phase.journal.load(document_key(phase, RESOLVED_IN, documents[0]))
         if isinstance(subject, str):
             return subject
     return batch_subject(document_versions(documents))
@@ -309,66 +304,12 @@ def _pointed_subjects(documents: Sequence[LoadedDocument], phase: Phase) -> tupl
     After a run committed some of its batches, the versions left are a part of its batch: written with its
     resolution (decisions made with the whole batch in view), they end as an uninterrupted run would have.
     """
-    keys = [_document_key(phase, RESOLVED_IN, d) for d in documents]
+    keys = [document_key(phase, RESOLVED_IN, d) for d in documents]
     pointers = phase.journal.load_many(keys)
     return {s for s in pointers.values() if isinstance(s, str)}, len(pointers) == len(keys)
 
 
-@dataclass(frozen=True, slots=True)
-class EmbeddedPoints:
-    """The vector points one ingest writes: searchable chunks and new entities."""
-
-    chunks: list[VectorPoint]
-    entities: list[VectorPoint]
-
-
-# Chunks embedded between two journal saves: small enough to lose little to a kill, large enough to batch well.
-EMBED_SLICE = 512
-
-
-@task(name="embed", cache_policy=NO_CACHE, persist_result=False)
-def embed(
-    documents: list[LoadedDocument],
-    chunks: list[Chunk],
-    entities: list[Entity],
-    merged: set[str],
-    embedder: SentenceTransformersTextEmbedder,
-    *,
-    phase: Phase,
-    control: IngestControl | None = None,
-) -> PhaseOutput[EmbeddedPoints]:
-    """Embed the searchable chunks and the entities that have no vectors yet (merged ones too, for an undo).
-
-    Chunk vectors are journaled per document, a slice of documents at a time, so a killed run keeps them; ``control``
-    is checked between slices.
-    """
-    keys = {d.document.id: _document_key(phase, "embed", d) for d in documents}
-    done: dict[str, list[VectorPoint]] = {
-        key.subject: value for key, value in phase.journal.load_many(list(keys.values())).items()
-    }
-    groups = _grouped([c for c in chunks if c.searchable])
-    todo = [d.document.id for d in documents if keys[d.document.id].subject not in done]
-    for slice_ids in _slices(todo, groups, EMBED_SLICE):
-        checkpoint(control)
-        batch = [c for doc in slice_ids for c in groups.get(doc, [])]
-        texts = [chunk_embedding_text(c) for c in batch]
-        points = {
-            c.id: VectorPoint(c.id, vector, text, chunk_payload(c))
-            for c, vector, text in zip(batch, embedder.embed_batch(texts), texts, strict=True)
-        }
-        owned = {doc: [points[c.id] for c in groups.get(doc, [])] for doc in slice_ids}
-        phase.journal.save_many([(keys[doc], own) for doc, own in owned.items()])
-        done.update({keys[doc].subject: own for doc, own in owned.items()})
-    chunk_points = [p for d in documents for p in done[keys[d.document.id].subject]]
-    entity_texts = [entity_embedding_text(e) for e in entities]
-    entity_points = [
-        VectorPoint(e.id, vector, text, entity_payload(e, merged=e.id in merged))
-        for e, vector, text in zip(entities, embedder.embed_batch(entity_texts), entity_texts, strict=True)
-    ]
-    return PhaseOutput(EmbeddedPoints(chunk_points, entity_points), reused=len(documents) - len(todo))
-
-
-def _slices(document_ids: list[str], groups: dict[str, list[Chunk]], size: int) -> Iterator[list[str]]:
+def document_runs(document_ids: list[str], groups: dict[str, list[Chunk]], size: int) -> Iterator[list[str]]:
     """Consecutive runs of whole documents holding about ``size`` chunks each."""
     current: list[str] = []
     count = 0

@@ -22,9 +22,12 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.extractors.llm_entity_extractor import LLMEntityExtractor
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.flows import embed_task
 from agrag.flows import ingest_tasks as tasks
+from agrag.flows.embed_fanout import slice_embedder
+from agrag.flows.embed_task import EmbeddedPoints
 from agrag.flows.ingest_control import IngestControl
-from agrag.flows.ingest_tasks import EmbeddedPoints, ExtractionOutcome, Phase, PhaseOutput
+from agrag.flows.ingest_tasks import ExtractionOutcome, Phase, PhaseOutput
 from agrag.flows.stage_clock import as_is
 from agrag.pipelines.config_models import (
     AgragConfig,
@@ -35,6 +38,7 @@ from agrag.pipelines.config_models import (
 )
 from agrag.pipelines.ingest_components import PhaseHashes, ontology_from_config, phase_hashes
 from agrag.pipelines.ingest_plans import FilePlan, plan_for, with_reason
+from agrag.pipelines.parallel_config import ParallelConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,24 +212,32 @@ def embed_groups(
     *,
     journal: SqlitePhaseJournal,
     control: IngestControl | None,
+    parallel: ParallelConfig | None = None,
+    dask_address: str | None = None,
 ) -> PhaseOutput[EmbeddedPoints]:
-    """Embed each group's chunks under its own embed hash (the entities once, with the first group)."""
-    chunk_points, entity_points, reused = [], [], 0
-    for index, group in enumerate(groups or [PlanGroup(IngestConfig(), [], PhaseHashes("", "", "", ""))]):
-        ids = {d.document.id for d in group.documents}
-        out = tasks.embed(
-            as_is(group.documents),
-            as_is([c for c in chunks if c.document_id in ids]),
-            as_is(entities if index == 0 else []),
-            merged,
-            embedder,
-            phase=Phase(journal, group.hashes.embed),
-            control=control,
-        )
-        chunk_points += out.value.chunks
-        entity_points += out.value.entities
-        reused += out.reused
-    return PhaseOutput(EmbeddedPoints(chunk_points, entity_points), reused)
+    """Embed each group's chunks under its own embed hash (the entities once, with the first group).
+
+    A batch of at least ``parallel.min_chunks`` searchable chunks, with ``parallel.workers`` above 0, is embedded
+    on Dask workers (a local cluster started for this stage, or the scheduler at ``dask_address``).
+    """
+    searchable = sum(c.searchable for c in chunks)
+    with slice_embedder(parallel or ParallelConfig(), dask_address, embedder, searchable) as slices:
+        chunk_points, entity_points, reused = [], [], 0
+        for index, group in enumerate(groups or [PlanGroup(IngestConfig(), [], PhaseHashes("", "", "", ""))]):
+            ids = {d.document.id for d in group.documents}
+            out = embed_task.embed(
+                as_is(group.documents),
+                as_is([c for c in chunks if c.document_id in ids]),
+                as_is(entities if index == 0 else []),
+                merged,
+                as_is(slices),
+                phase=Phase(journal, group.hashes.embed),
+                control=control,
+            )
+            chunk_points += out.value.chunks
+            entity_points += out.value.entities
+            reused += out.reused
+        return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, slices.where), reused)
 
 
 def resolution_of(plans: dict[str, FilePlan], ingest: IngestConfig) -> tuple[ResolutionConfig, dict[str, FilePlan]]:

@@ -9,30 +9,15 @@ rebuilt this way; ``KuzuOpenCheck`` refuses it before anything opens.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
-from agrag.components.data_models.chunk import Chunk
-from agrag.components.data_models.entity import Entity
-from agrag.components.embedders.embedding_texts import (
-    chunk_embedding_text,
-    community_report_text,
-    entity_embedding_text,
-)
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.components.stores.vector_payloads import (
-    chunk_payload,
-    community_payload,
-    entity_payload,
-)
-from agrag.components.stores.vector_store import STATUS_FIELD, SUPERSEDED, VectorCollection, VectorPoint, VectorStore
+from agrag.components.stores.vector_store import VectorCollection, VectorStore
+from agrag.flows.vector_contents import CollectionContents, collection_contents
 from agrag.pipelines.store_factory import VectorDamage, vector_damage
 
-# Chunks read from the graph and embedded at a time, so memory stays flat on a large graph.
-REPAIR_SLICE = 512
-T = TypeVar("T")
 Progress = Callable[[str, int], None]
 
 
@@ -44,36 +29,21 @@ class VectorRepair:
     written: dict[str, int]
 
 
-def _chunk_point(chunk: Chunk, vector: Sequence[float], text: str) -> VectorPoint:
-    payload = chunk_payload(chunk)
-    if not chunk.current:
-        payload[STATUS_FIELD] = SUPERSEDED
-    return VectorPoint(chunk.id, vector, text, payload)
-
-
-def _entity_point(item: tuple[Entity, bool], vector: Sequence[float], text: str) -> VectorPoint:
-    entity, merged = item
-    return VectorPoint(entity.id, vector, text, entity_payload(entity, merged=merged))
-
-
-def _write_slices(
+def _embed_into(
     store: KnowledgeStore,
     embedder: SentenceTransformersTextEmbedder,
     target: VectorStore,
-    slices: Iterable[Sequence[T]],
-    *,
-    text_of: Callable[[T], str],
-    point_of: Callable[[T, Sequence[float], str], VectorPoint],
+    contents: CollectionContents,
     tell: Progress,
 ) -> int:
-    """Embed each slice and upsert its points into ``target``, one slice under ``store.writing()`` at a time."""
+    """Embed each slice of ``contents`` and upsert its points into ``target``, one slice under ``store.writing()``."""
     written = 0
-    for part in slices:
-        texts = [text_of(item) for item in part]
-        points = [point_of(i, v, t) for i, v, t in zip(part, embedder.embed_batch(texts), texts, strict=True)]
+    for part in contents.slices():
+        items = contents.read(part)
+        vectors = embedder.embed_batch([item.text for item in items])
         with store.writing():
-            target.upsert(points)
-        written += len(points)
+            target.upsert([item.with_vector(v) for item, v in zip(items, vectors, strict=True)])
+        written += len(items)
         tell(target.collection.value, written)
     return written
 
@@ -99,41 +69,9 @@ def repair_vectors(
     """
     damage = tuple(vector_damage(store.graph, (store.chunks, store.entities, store.communities)))
     todo = {c for c in VectorCollection if everything or any(d.collection is c for d in damage)}
-    written = {c.value: 0 for c in sorted(todo, key=lambda c: c.value)}
     tell = progress or (lambda _collection, _written: None)
-    if VectorCollection.CHUNKS in todo:
-        ids = store.graph.searchable_chunk_ids()
-        written["chunks"] = _write_slices(
-            store,
-            embedder,
-            store.chunks,
-            (store.graph.get_chunks(ids[i : i + REPAIR_SLICE]) for i in range(0, len(ids), REPAIR_SLICE)),
-            text_of=chunk_embedding_text,
-            point_of=_chunk_point,
-            tell=tell,
-        )
-    if VectorCollection.ENTITIES in todo:
-        entities = store.graph.all_entities()
-        written["entities"] = _write_slices(
-            store,
-            embedder,
-            store.entities,
-            (entities[i : i + REPAIR_SLICE] for i in range(0, len(entities), REPAIR_SLICE)),
-            text_of=lambda item: entity_embedding_text(item[0]),
-            point_of=_entity_point,
-            tell=tell,
-        )
-    if VectorCollection.COMMUNITIES in todo:
-        communities = store.graph.communities()
-        texts = [community_report_text(c) for c in communities]
-        vectors = embedder.embed_batch(texts) if communities else []
-        with store.writing():
-            store.communities.upsert(
-                [
-                    VectorPoint(c.id, v, t, community_payload(c))
-                    for c, v, t in zip(communities, vectors, texts, strict=True)
-                ]
-            )
-        written["communities"] = len(communities)
-        tell("communities", written["communities"])
+    written = {
+        c.value: _embed_into(store, embedder, store.vectors(c), collection_contents(store.graph, c), tell)
+        for c in sorted(todo, key=lambda c: c.value)
+    }
     return VectorRepair(damage, written)

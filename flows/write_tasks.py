@@ -19,8 +19,9 @@ from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD
 from agrag.flows.commit_batches import CommitBatch, plan_commit_batches
 from agrag.flows.community_tasks import mark_communities_stale
+from agrag.flows.embed_task import EmbeddedPoints
 from agrag.flows.ingest_control import IngestControl, checkpoint
-from agrag.flows.ingest_tasks import EmbeddedPoints, Phase, document_versions, resolution_subject
+from agrag.flows.ingest_tasks import Phase, document_versions, resolution_subject
 
 
 @dataclass(frozen=True, slots=True)

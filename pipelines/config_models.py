@@ -18,6 +18,7 @@ from pydantic import (
 from agrag.components import defaults
 from agrag.components.data_models.qdrant_collection_settings import QdrantCollectionSettings, VectorQuantization
 from agrag.pipelines.eval_config import EvalConfig
+from agrag.pipelines.parallel_config import ParallelConfig
 from agrag.pipelines.plan_models import FinalizePolicy, PlanConfig
 from agrag.pipelines.recipe_config import RecipeConfig, Reranker, RetrievalMethod
 from agrag.pipelines.strict_model import StrictModel, refuse_bool_numbers, takes_number
@@ -350,6 +351,9 @@ class IngestConfig(StrictModel):
     )
     plan: PlanConfig = Field(
         PlanConfig(), description="Per-file plans: rules picking a chunker and extractor by glob, and their limits."
+    )
+    parallel: ParallelConfig = Field(
+        ParallelConfig(), description="Embedding a large ingestion on Dask worker processes (off by default)."
     )
     finalize: FinalizePolicy = Field(
         FinalizePolicy.ON_WRITE,

@@ -32,6 +32,12 @@ class AgragSettings(BaseSettings):
         description="For vector_store=qdrant without a server: a folder for qdrant-client's local mode (brute-force "
         "search held in memory; for tests and small experiments, not for production).",
     )
+    dask_address: str | None = Field(
+        None,
+        description="Address of a running Dask scheduler (e.g. tcp://dask-scheduler:8786) whose workers embed every "
+        "ingestion of at least ingest.parallel.min_chunks chunks. The workers need agrag installed (the agrag image) "
+        "and PREFECT_API_URL set.",
+    )
     files_root: Path | None = Field(
         None,
         description="If set, `agrag ingest` reads only folders inside it; paths are resolved against it and may not "

@@ -26,6 +26,7 @@ from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.store_registry import register_store
 from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_store import STATUS_FIELD, VectorCollection, VectorStore
+from agrag.components.vector_backend_errors import VectorBackendMismatchError
 from agrag.pipelines.config_models import (
     EdgeVectorStoreConfig,
     EmbedderConfig,
@@ -118,16 +119,23 @@ def check_vector_backend(graph: GraphStore, config: VectorStoreConfig) -> None:
     """Record the vector backend of a new data dir; refuse to open one built with another.
 
     Raises:
-        ConfigError: the data dir's vectors live in another backend; the message names the override to use.
+        VectorBackendMismatchError: the data dir's vectors live in another backend (a ``ConfigError``); the message
+            names the override to use.
     """
     recorded = graph.info().get(VECTOR_BACKEND_KEY)
     if recorded is None:
         graph.set_info({VECTOR_BACKEND_KEY: config.backend})
     elif recorded != config.backend:
-        raise ConfigError(
-            f"This data dir keeps its vectors in vector_store={recorded}, but the command asked for "
-            f"vector_store={config.backend}. Add the override vector_store={recorded} (every agrag command takes it)."
-        )
+        raise VectorBackendMismatchError(recorded, config.backend)
+
+
+def record_vector_backend(graph: GraphStore, config: VectorStoreConfig) -> None:
+    """Record that the data dir's vectors now live in ``config``'s backend (what ``check_vector_backend`` reads).
+
+    Only for a data dir whose vectors were all copied there (``agrag migrate-vectors``): from then on every command
+    must open it with that backend, and one with the other backend is refused with the override to add.
+    """
+    graph.set_info({VECTOR_BACKEND_KEY: config.backend})
 
 
 @dataclass(frozen=True, slots=True)

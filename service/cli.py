@@ -13,6 +13,7 @@ from agrag.service.cli_support import Overrides, console, fail, on_data_dir, ser
 from agrag.service.evidence_commands import evidence
 from agrag.service.finalize_command import finalize
 from agrag.service.mcp_command import mcp
+from agrag.service.migrate_command import migrate_vectors
 from agrag.service.ontology_command import ontology
 from agrag.service.recipe_command import recipe
 from agrag.service.reextract_command import reextract
@@ -297,6 +298,7 @@ app.add_typer(recipe, name="recipe")
 app.command("status")(status)
 app.command("reextract")(reextract)
 app.command("repair")(repair)
+app.command("migrate-vectors")(migrate_vectors)
 app.command("serve")(serve)
 app.command("serve-ingest")(serve_ingest)
 app.command("mcp")(mcp)

@@ -54,6 +54,14 @@ def _load(model: str, device: str) -> Any:
         return _MODELS[key]
 
 
+def limit_threads(threads: int) -> None:
+    """Let the embedding model of this process use at most ``threads`` CPU threads (a Dask worker's share)."""
+    import torch  # noqa: PLC0415 - torch loads only when needed
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
 @component
 class SentenceTransformersTextEmbedder:
     """Embeds a query (``run``) or many passages (``embed_batch``) with a local sentence-transformers model.

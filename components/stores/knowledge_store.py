@@ -16,7 +16,7 @@ from agrag.components.stores.read_write_lock import ReadWriteLock
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.store_registry import unregister_store
 from agrag.components.stores.store_spec import StoreSpec
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorStore
+from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorCollection, VectorStore
 
 
 @dataclass
@@ -71,6 +71,15 @@ class KnowledgeStore:
         """
         with self.rw_lock.write():
             yield
+
+    def vectors(self, collection: VectorCollection) -> VectorStore:
+        """The open vector store of ``collection``."""
+        stores = {
+            VectorCollection.CHUNKS: self.chunks,
+            VectorCollection.ENTITIES: self.entities,
+            VectorCollection.COMMUNITIES: self.communities,
+        }
+        return stores[collection]
 
     def counts(self) -> dict[str, int]:
         """Rows per graph table and points per vector collection."""

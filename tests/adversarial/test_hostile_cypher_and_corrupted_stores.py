@@ -31,10 +31,11 @@ from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.kuzu_open_check import FINGERPRINT_SUFFIX
 from agrag.flows.ingest_flow import ingest_into
 from agrag.pipelines.runtime import open_runtime
-from agrag.pipelines.settings import AgragSettings, RetrievalSettings, Settings
+from agrag.pipelines.settings import Settings
 from agrag.service.cli import app
 from tests.components.stores.test_kuzu_traversal import build_graph
 from tests.conftest import REPO
+from tests.support.isolated_settings import isolated_settings
 from tests.support.scripted_llm import scripted_llm
 
 CHILD_RSS_LIMIT = 1536 * 1024 * 1024
@@ -171,8 +172,7 @@ def test_defect_4_the_schema_shown_and_the_tables_readable_agree(tmp_path: Path)
 
 
 def settings_for(data_dir: Path) -> Settings:
-    agrag = AgragSettings(data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
-    return Settings(agrag, RetrievalSettings(_env_file=None))  # type: ignore[call-arg]
+    return isolated_settings(data_dir)
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from agrag.flows.ingest_report import FileStatus
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.recipes import load_recipe
 from agrag.pipelines.runtime import open_runtime
-from agrag.pipelines.settings import AgragSettings, RetrievalSettings, Settings
+from agrag.pipelines.settings import Settings
 from agrag.service.api.access import AccessPolicy, ApiToken
 from agrag.service.api.app import create_app
 from agrag.service.cli import app
@@ -41,6 +41,7 @@ from agrag.service.console import file_status_table
 from agrag.service.server.private_prefect import reap_orphans
 from tests.conftest import EXAMPLES
 from tests.service.server.test_serve_command import Serve, serve_env
+from tests.support.isolated_settings import isolated_settings
 from tests.support.served_api import uvicorn_in_thread
 
 AGRAG = str(Path(sys.executable).with_name("agrag"))
@@ -60,7 +61,7 @@ PREFECT_SERVER = "prefect.server.api.server:create_app"
 
 
 def settings_of(data_dir: Path) -> Settings:
-    return Settings(AgragSettings(data_dir=data_dir, _env_file=None), RetrievalSettings(_env_file=None))  # type: ignore[call-arg]
+    return isolated_settings(data_dir)
 
 
 @pytest.fixture(scope="module")

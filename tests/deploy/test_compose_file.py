@@ -110,5 +110,20 @@ def test_docker_compose_validates_the_file(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     resolved = yaml.safe_load(done.stdout)
-    assert set(resolved["services"]) == {"agrag", "qdrant", "prefect"}
+    assert set(resolved["services"]) == {"agrag", "qdrant", "prefect", "dask-scheduler", "dask-worker"}
+    for name in ("dask-scheduler", "dask-worker"):  # only with `--profile dask`
+        assert resolved["services"][name]["profiles"] == ["dask"]
     assert resolved["services"]["agrag"]["environment"]["AGRAG_API_TOKENS"] == "change-me-to-a-long-random-token"
+
+
+def test_the_dask_workers_run_the_agrag_image_at_the_address_the_env_file_names() -> None:
+    services = COMPOSE["services"]
+    agrag_image = services["agrag"]["image"]
+    assert services["dask-scheduler"]["image"] == services["dask-worker"]["image"] == agrag_image
+    port = services["dask-scheduler"]["command"][services["dask-scheduler"]["command"].index("--port") + 1]
+    assert services["dask-worker"]["entrypoint"][-1] == f"tcp://dask-scheduler:{port}"
+    example = (REPO / "agrag.env.example").read_text()
+    assert f"# AGRAG_DASK_ADDRESS=tcp://dask-scheduler:{port}" in example
+    assert (
+        services["dask-worker"]["environment"]["PREFECT_API_URL"] == services["agrag"]["environment"]["PREFECT_API_URL"]
+    )
