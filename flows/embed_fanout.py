@@ -102,6 +102,8 @@ class WorkerEmbedder:
     device: str
     batch_size: int
     torch_threads: int
+    backend: str = "torch"
+    onnx_dir: str | None = None
 
 
 @task(name="embed-slice", cache_policy=NO_CACHE, persist_result=False)
@@ -109,7 +111,10 @@ def embed_slice(embedder: WorkerEmbedder, texts: list[str]) -> Vectors:
     """Embed one slice of texts on a Dask worker (the model is loaded once per worker process)."""
     if embedder.torch_threads:
         limit_threads(embedder.torch_threads)
-    return SentenceTransformersTextEmbedder(embedder.model, embedder.device, embedder.batch_size).embed_batch(texts)
+    local = SentenceTransformersTextEmbedder(
+        embedder.model, embedder.device, embedder.batch_size, backend=embedder.backend, onnx_dir=embedder.onnx_dir
+    )
+    return local.embed_batch(texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +305,9 @@ def slice_embedder(
     else:
         runner, threads = _local_runner(parallel)
         where = f"{parallel.workers} local Dask workers"
-    worker = WorkerEmbedder(embedder.model, embedder.device, embedder.batch_size, threads)
+    worker = WorkerEmbedder(
+        embedder.model, embedder.device, embedder.batch_size, threads, embedder.backend, embedder.onnx_dir
+    )
     with _quiet_dask(), runner:
         try:
             workers = _worker_count(runner.client, where)

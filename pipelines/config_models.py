@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from agrag.components import defaults
+from agrag.components.data_models.embedder_backend import EmbedderBackend
 from agrag.components.data_models.qdrant_collection_settings import QdrantCollectionSettings, VectorQuantization
 from agrag.pipelines.eval_config import EvalConfig
 from agrag.pipelines.parallel_config import ParallelConfig
@@ -42,6 +43,11 @@ class EmbedderConfig(StrictModel):
     device: str = Field(defaults.EMBEDDER_DEVICE, description="Torch device: cpu, cuda, mps.")
     batch_size: int = Field(
         defaults.EMBEDDER_BATCH_SIZE, ge=1, description="Texts embedded per batch during ingestion."
+    )
+    backend: EmbedderBackend = Field(
+        EmbedderBackend.TORCH,
+        description="torch (sentence-transformers), or onnx: ONNX Runtime on the CPU, the same vectors several times "
+        "faster; the model is exported once to AGRAG_ONNX_DIR on first use (embedder=minilm_onnx).",
     )
 
 

@@ -24,6 +24,7 @@ from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_run_registry import SqliteRunRegistry
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.config_models import AgragConfig
+from agrag.pipelines.embedder_factory import embedder_for
 from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.pipelines.ingest_components import llm_client
 from agrag.pipelines.search_engine import SearchEngine
@@ -108,10 +109,9 @@ class Runtime:
     def ingest_embedder(self, progress_bar: bool = False) -> SentenceTransformersTextEmbedder:
         """The embedder ingestion uses: the same model, with the embedding cache and a progress bar if asked."""
         config = self.config.embedder
-        return SentenceTransformersTextEmbedder(
-            config.model,
-            config.device,
-            config.batch_size,
+        return embedder_for(
+            config,
+            self.settings.agrag,
             progress_bar=progress_bar,
             cache=open_embedding_cache(self.settings.agrag, config),
         )
@@ -165,9 +165,7 @@ def open_runtime(
     if require_data:
         check_ingested(settings.agrag)
     if embedder is None:
-        embedder = SentenceTransformersTextEmbedder(
-            config.embedder.model, config.embedder.device, config.embedder.batch_size
-        )
+        embedder = embedder_for(config.embedder, settings.agrag)
     elif embedder.model != config.embedder.model:
         raise ConfigError(
             f"The embedder given uses {embedder.model!r}, but embedder.model is {config.embedder.model!r}."
@@ -200,7 +198,7 @@ def recipe_pipeline(config: AgragConfig, settings: Settings) -> Pipeline:
     """
     recipe = config.recipe
     spec = store_spec(settings.agrag, config.vector_store, config.embedder.model, settings.retrieval.rrf_k)
-    embedder = SentenceTransformersTextEmbedder(config.embedder.model, config.embedder.device)
+    embedder = embedder_for(config.embedder, settings.agrag)
     llm = llm_client(settings.agrag) if RetrievalMethod.TEXT2CYPHER in recipe.methods else None
     return build_search_pipeline(recipe, spec, embedder, settings.retrieval, llm)
 

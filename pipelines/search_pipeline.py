@@ -183,7 +183,12 @@ def build_search_pipeline(
     parts = _Parts.of(store)
     embeds = needs_query_embedding(recipe)
     if embeds:
-        pipeline.add_component(EMBEDDER, SentenceTransformersTextEmbedder(embedder.model, embedder.device))
+        pipeline.add_component(
+            EMBEDDER,
+            SentenceTransformersTextEmbedder(
+                embedder.model, embedder.device, backend=embedder.backend, onnx_dir=embedder.onnx_dir
+            ),
+        )
     pipeline.add_component(FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(FINAL_FUSION, RRFJoiner(k=settings.rrf_k))
     pipeline.add_component(CUT, LimitCutter(limit=recipe.limit))

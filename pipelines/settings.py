@@ -25,6 +25,11 @@ class AgragSettings(BaseSettings):
     embedding_cache_dir: Path | None = Field(
         None, description="A folder where computed embeddings are kept, so the same text is never embedded twice."
     )
+    onnx_dir: Path | None = Field(
+        None,
+        description="Where embedder.backend=onnx keeps the ONNX export of the embedding model, made from the local "
+        "weights on first use (default ~/.cache/agrag/onnx).",
+    )
     qdrant_url: str | None = Field(None, description="URL of a Qdrant server, for vector_store=qdrant.")
     qdrant_api_key: SecretStr | None = Field(None, description="API key of that Qdrant server, if it needs one.")
     qdrant_path: Path | None = Field(

@@ -11,13 +11,16 @@ from haystack import component
 
 from agrag.components import defaults
 from agrag.components.component_errors import ComponentConfigError
+from agrag.components.data_models.embedder_backend import EmbedderBackend
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.embedders.onnx_sentence_encoder import OnnxSentenceEncoder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
-from agrag.components.errors import EmbeddingError
+from agrag.components.errors import AgragError, EmbeddingError
 
 BUNDLED_MODEL = defaults.EMBEDDER_MODEL
 
-_MODELS: dict[tuple[str, str], Any] = {}
+_MODELS: dict[tuple[str, str, str], Any] = {}
+DEFAULT_ONNX_DIR = Path.home() / ".cache" / "agrag" / "onnx"
 _MODELS_LOCK = threading.Lock()
 
 
@@ -40,10 +43,12 @@ def resolve_model_path(model: str) -> Path:
     return path
 
 
-def _load(model: str, device: str) -> Any:
+def _load(model: str, device: str, backend: EmbedderBackend, onnx_dir: Path) -> Any:
     # Loading takes seconds and hundreds of MB: every pipeline and the ingestion flow share one copy per process.
-    key = (model, device)
+    key = (model, device, backend.value)
     with _MODELS_LOCK:
+        if key not in _MODELS and backend is EmbedderBackend.ONNX:
+            _MODELS[key] = OnnxSentenceEncoder.load(resolve_model_path(model), onnx_dir)
         if key not in _MODELS:
             from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - torch loads only when needed
 
@@ -82,9 +87,39 @@ class SentenceTransformersTextEmbedder:
         model: str = BUNDLED_MODEL,
         device: str = defaults.EMBEDDER_DEVICE,
         batch_size: int = defaults.EMBEDDER_BATCH_SIZE,
+        *,
         progress_bar: bool = False,
         cache: SqliteEmbeddingCache | None = None,
+        backend: str = EmbedderBackend.TORCH.value,
+        onnx_dir: str | None = None,
     ) -> None:
+        """Embed with ``model`` on ``device``, run by ``backend`` (``torch`` or ``onnx``).
+
+        Args:
+            model: The bundled model's name or a local sentence-transformers folder.
+            device: The torch device (``onnx`` runs on the CPU only).
+            batch_size: Texts per batch in ``embed_batch``.
+            progress_bar: Show a bar while embedding many texts (torch only).
+            cache: Read texts embedded before from here, and add new ones.
+            backend: ``torch`` (sentence-transformers) or ``onnx`` (ONNX Runtime, the same vectors, faster on CPU).
+            onnx_dir: Where the ONNX export of the model is kept (made on first use); default
+                ``~/.cache/agrag/onnx``.
+
+        Raises:
+            ComponentConfigError: a batch size below 1, an unknown backend, or onnx on a device other than cpu.
+        """
+        try:
+            self._backend = EmbedderBackend.from_str(backend)
+        except AgragError as exc:
+            raise ComponentConfigError("SentenceTransformersTextEmbedder", str(exc), "Set embedder.backend.") from exc
+        if self._backend is EmbedderBackend.ONNX and device != "cpu":
+            raise ComponentConfigError(
+                "SentenceTransformersTextEmbedder",
+                f"embedder.backend=onnx runs on the CPU, but embedder.device is {device}",
+                "Set embedder.device=cpu, or embedder.backend=torch for another device.",
+            )
+        self.backend = self._backend.value
+        self.onnx_dir = onnx_dir
         if batch_size < 1:
             raise ComponentConfigError(
                 "SentenceTransformersTextEmbedder",
@@ -101,7 +136,8 @@ class SentenceTransformersTextEmbedder:
     def warm_up(self) -> None:
         """Load the model (once per process)."""
         if self._model is None:
-            self._model = _load(self.model, self.device)
+            onnx_dir = Path(self.onnx_dir).expanduser() if self.onnx_dir else DEFAULT_ONNX_DIR
+            self._model = _load(self.model, self.device, self._backend, onnx_dir)
 
     @property
     def dimension(self) -> int:

@@ -12,6 +12,7 @@ from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCac
 from agrag.components.errors import AllRetrievalMethodsFailedError, ConfigError, EvaluationError
 from agrag.flows.ingest_report import IngestReport
 from agrag.pipelines.config_models import AgragConfig, RecipeConfig, Reranker, RetrievalMethod
+from agrag.pipelines.embedder_factory import embedder_for
 from agrag.pipelines.runtime import open_runtime
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import AgragSettings, EvalSettings, RetrievalSettings, Settings
@@ -158,10 +159,9 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
     limit = config.evaluation.result_limit
     recipes = [r.model_copy(update={"limit": max(r.limit, limit)}) for r in inputs.recipes]
     cache_dir = inputs.eval_settings.cache_dir
-    embedder = SentenceTransformersTextEmbedder(
-        config.embedder.model,
-        config.embedder.device,
-        config.embedder.batch_size,
+    embedder = embedder_for(
+        config.embedder,
+        inputs.settings.agrag,
         progress_bar=inputs.progress,
         cache=SqliteEmbeddingCache(cache_dir / "embeddings", config.embedder.model),
     )

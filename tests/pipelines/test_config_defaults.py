@@ -66,9 +66,10 @@ GROUPS = {
     "ingest/extractor": "ingest.extractor",
     "ingest/ontology": "ingest.ontology",
 }
-# Groups whose options are choices of values on purpose (each recipe its own limit, each ontology its own labels):
-# only their default option documents the model's defaults. In the other groups each option is a model of its own.
-CHOICE_GROUPS = {"recipe": "hybrid", "ingest/ontology": "open"}
+# Groups whose options are choices of values on purpose (each recipe its own limit, each ontology its own labels, the
+# embedder's backend): only their default option documents the model's defaults. In the other groups each option is
+# a model of its own.
+CHOICE_GROUPS = {"recipe": "hybrid", "ingest/ontology": "open", "embedder": "minilm"}
 # Keys that name or describe an option rather than set a default.
 IDENTITY_KEYS = {"name", "description"}
 # Options that cannot be composed without a value the user must give.
@@ -167,6 +168,8 @@ def _model_of(group_path: str, option: dict[str, Any]) -> type[BaseModel]:
     models: list[type[BaseModel]] = [AgragConfig]
     for part in group_path.split("."):
         models = _members(models[0].model_fields[part].annotation)
+    if len(models) == 1:  # not a union: a field named backend (the embedder's) is a setting, not a tag
+        return models[0]
     for model in models:
         tag = next((k for k in ("kind", "backend") if k in model.model_fields), None)
         if tag is None or _model_default(model, tag) == option.get(tag):

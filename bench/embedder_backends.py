@@ -1,0 +1,89 @@
+"""Benchmark: the embedding backends side by side (embedder.backend torch and onnx), bulk and per query.
+
+Bulk: the chunk texts of the `make bench` synthetic corpus (1,000 chunks by default) embedded in batches of 64, as
+ingestion does. Query: one short question at a time, as a search does (the largest part of every query floor).
+Each backend embeds the same texts; the ONNX export is made beforehand (its one-time cost is reported apart), and
+the vectors of the two backends are compared (the lowest cosine). Results go to
+``bench/results/embedder_backends.json``.
+
+Run it with ``.venv/bin/python bench/embedder_backends.py [--chunks N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from agrag.service.runtime_env import apply_offline_defaults
+
+apply_offline_defaults()
+
+from bench_ingest_search import make_queries, paragraph  # noqa: E402 - the same texts as `make bench`
+
+RESULTS = Path(__file__).resolve().parent / "results" / "embedder_backends.json"
+
+
+def main() -> None:
+    from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    texts = [paragraph(rng) for _ in range(args.chunks)]
+    queries = make_queries(rng, args.queries)
+    result: dict[str, object] = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "chunks": args.chunks,
+        "queries": args.queries,
+    }
+    vectors = {}
+    with tempfile.TemporaryDirectory(prefix="agrag-onnx-") as onnx_dir:
+        for backend in ("torch", "onnx"):
+            embedder = SentenceTransformersTextEmbedder(backend=backend, onnx_dir=onnx_dir)
+            started = time.perf_counter()
+            embedder.warm_up()
+            load = time.perf_counter() - started
+            embedder.embed_batch(texts[:64])
+            started = time.perf_counter()
+            vectors[backend] = np.array(embedder.embed_batch(texts))
+            bulk = time.perf_counter() - started
+            times = []
+            for query in queries:
+                started = time.perf_counter()
+                embedder.embed_batch([query])
+                times.append((time.perf_counter() - started) * 1000)
+            result[backend] = {
+                "load_seconds": round(load, 2),
+                "bulk_seconds": round(bulk, 2),
+                "chunks_per_second": round(len(texts) / bulk, 1),
+                "query_p50_ms": round(statistics.median(times), 2),
+                "query_p95_ms": round(sorted(times)[int(len(times) * 0.95)], 2),
+            }
+            print(backend, result[backend], flush=True)
+    torch_run, onnx_run = result["torch"], result["onnx"]
+    assert isinstance(torch_run, dict) and isinstance(onnx_run, dict)
+    result["onnx_vs_torch"] = {
+        "bulk_speedup": round(torch_run["bulk_seconds"] / onnx_run["bulk_seconds"], 2),
+        "query_p50_speedup": round(torch_run["query_p50_ms"] / onnx_run["query_p50_ms"], 2),
+        "lowest_cosine": float((vectors["torch"] * vectors["onnx"]).sum(axis=1).min()),
+    }
+    print(result["onnx_vs_torch"])
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
