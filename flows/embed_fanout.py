@@ -180,12 +180,10 @@ class DaskEmbedding:
         ready: list[tuple[int, Vectors]],
     ) -> bool:
         """Send the next slice with texts the cache lacks (slices it knows whole go to ``ready``); False at the end."""
-        cache = self._local.cache
         for index, texts in todo:
-            found = cache.get_many(texts) if cache is not None else {}
-            missing = [i for i in range(len(texts)) if i not in found]
+            found, missing = self._local.cached(texts)
             if not missing:
-                ready.append((index, [found[i] for i in range(len(texts))]))
+                ready.append((index, self._local.completed(texts, found, [], [])))
                 continue
             parameters = {"embedder": self._worker, "texts": [texts[i] for i in missing]}
             future: PrefectDaskFuture[Vectors] = _outside_task_run(
@@ -207,12 +205,7 @@ class DaskEmbedding:
             raise EmbeddingWorkersError(
                 self.where, f"the cluster went away ({type(exc).__name__}: {exc})", RESTART_FIX
             ) from exc
-        texts = [sent.texts[i] for i in sent.missing]
-        if self._local.cache is not None:
-            self._local.cache.put_many(texts, computed)
-        found = dict(sent.found)
-        found.update(zip(sent.missing, computed, strict=True))
-        return sent.index, [found[i] for i in range(len(sent.texts))]
+        return sent.index, self._local.completed(sent.texts, sent.found, sent.missing, computed)
 
 
 def _outside_task_run(submit: Callable[[], T]) -> T:

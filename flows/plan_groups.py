@@ -212,8 +212,8 @@ def embed_groups(
     *,
     journal: SqlitePhaseJournal,
     control: IngestControl | None,
-    parallel: ParallelConfig | None = None,
-    dask_address: str | None = None,
+    parallel: ParallelConfig,
+    dask_address: str | None,
 ) -> PhaseOutput[EmbeddedPoints]:
     """Embed each group's chunks under its own embed hash (the entities once, with the first group).
 
@@ -221,7 +221,7 @@ def embed_groups(
     on Dask workers (a local cluster started for this stage, or the scheduler at ``dask_address``).
     """
     searchable = sum(c.searchable for c in chunks)
-    with slice_embedder(parallel or ParallelConfig(), dask_address, embedder, searchable) as slices:
+    with slice_embedder(parallel, dask_address, embedder, searchable) as slices:
         chunk_points, entity_points, reused = [], [], 0
         for index, group in enumerate(groups or [PlanGroup(IngestConfig(), [], PhaseHashes("", "", "", ""))]):
             ids = {d.document.id for d in group.documents}

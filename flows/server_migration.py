@@ -153,8 +153,8 @@ def migrate_to_server(
     target = compose_config(target_overrides, settings).vector_store  # a bad override fails before anything opens
     assert isinstance(target, QdrantVectorStoreConfig)
     check_ingested(settings.agrag)
+    where = _where(settings)  # refused before the data dir is opened
     with _open_source(source_overrides, settings) as runtime, ExitStack() as opened:
-        where = _where(settings)
         # the recorded size: no embedding model is loaded
         dimension = embedding_dimension(runtime.store.graph, runtime.embedder)
         collections = []

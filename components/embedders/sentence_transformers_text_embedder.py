@@ -166,13 +166,26 @@ class SentenceTransformersTextEmbedder:
             return []
         if self.cache is None:
             return self._encode(texts, progress_bar)
+        found, missing = self.cached(texts)
+        computed = self._encode([texts[i] for i in missing], progress_bar) if missing else []
+        return self.completed(texts, found, missing, computed)
+
+    def cached(self, texts: Sequence[str]) -> tuple[dict[int, list[float]], list[int]]:
+        """The vectors the cache holds for ``texts`` (by position), and the positions it lacks (all without one)."""
+        if self.cache is None:
+            return {}, list(range(len(texts)))
         found = self.cache.get_many(texts)
-        missing = [i for i in range(len(texts)) if i not in found]
-        if missing:
-            computed = self._encode([texts[i] for i in missing], progress_bar)
-            self.cache.put_many([texts[i] for i in missing], computed)
-            found.update(zip(missing, computed, strict=True))
-        return [found[i] for i in range(len(texts))]
+        return found, [i for i in range(len(texts)) if i not in found]
+
+    def completed(
+        self, texts: Sequence[str], found: dict[int, list[float]], missing: list[int], computed: Sequence[list[float]]
+    ) -> list[list[float]]:
+        """The vectors of ``texts`` in order: ``found`` and, at the ``missing`` positions, ``computed`` (now cached)."""
+        if self.cache is not None and missing:
+            self.cache.put_many([texts[i] for i in missing], list(computed))
+        every = dict(found)
+        every.update(zip(missing, computed, strict=True))
+        return [every[i] for i in range(len(texts))]
 
     def _encode(self, texts: Sequence[str], progress_bar: bool | None) -> list[list[float]]:
         self.warm_up()
