@@ -252,10 +252,14 @@ def _local_runner(parallel: ParallelConfig) -> tuple[DaskTaskRunner, int]:
 
 @contextmanager
 def _quiet_dask() -> Iterator[None]:
-    """Keep Dask's INFO lines (scheduler and nanny chatter) out of the run's output while the cluster lives."""
+    """Keep Dask's chatter out of the run's output while the cluster lives.
+
+    Its INFO lines, and warnings such as a worker killed at shutdown after 4 s; what fails the embedding reaches the
+    user as an ``EmbeddingWorkersError``.
+    """
     logger = logging.getLogger("distributed")
     level = logger.level
-    logger.setLevel(max(level, logging.WARNING))
+    logger.setLevel(max(level, logging.ERROR))
     try:
         yield
     finally:

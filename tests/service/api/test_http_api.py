@@ -1,6 +1,7 @@
 """Every route of the HTTP API over real HTTP: the happy path, its typed errors, tokens, and sessions bound to them."""
 
 import logging
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -156,6 +157,18 @@ def _first_text_chunk(client: httpx.Client, session: str) -> str:
     return str(hits[0]["id"])
 
 
+def _request_lines(caplog: pytest.LogCaptureFixture, count: int, seconds: float = 10.0) -> str:
+    """Every captured message, once the server logged ``count`` request lines.
+
+    The server logs a request after its response is sent, from its own thread: under load the client can read the
+    last answer before that line is written.
+    """
+    deadline = time.monotonic() + seconds
+    while sum(r.name == "agrag.service.api.requests" for r in caplog.records) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return "\n".join(r.getMessage() for r in caplog.records)
+
+
 def test_tokens_are_required_checked_and_never_echoed(served: Served, caplog: pytest.LogCaptureFixture) -> None:
     wrong = "wrong-token-0123456789abcdef"
     with caplog.at_level(logging.INFO), served.client(None) as client:
@@ -163,6 +176,7 @@ def test_tokens_are_required_checked_and_never_echoed(served: Served, caplog: py
         bad = client.get("/v1/status", headers={"Authorization": f"Bearer {wrong}"})
         basic = client.get("/v1/status", headers={"Authorization": f"Basic {wrong}"})
         owner = client.get("/v1/status", headers={"Authorization": f"Bearer {OWNER}"})
+        logged = _request_lines(caplog, 4)  # inside at_level: a line logged after it ends would not be captured
     assert "Authorization: Bearer" in error_of(missing, 401, "AuthenticationError")
     assert missing.headers["www-authenticate"] == "Bearer"
     error_of(bad, 401, "AuthenticationError")
@@ -170,7 +184,6 @@ def test_tokens_are_required_checked_and_never_echoed(served: Served, caplog: py
     assert owner.status_code == 200
     for response in (missing, bad, basic):
         assert wrong not in response.text
-    logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "GET /v1/status 401" in logged and "GET /v1/status 200" in logged and " owner" in logged
     for secret in (wrong, OWNER, ADMIN, TEAM):
         assert secret not in logged
