@@ -19,7 +19,7 @@ SOURCES := $(shell find components pipelines flows service facade conf -name '*.
 # The public multi-hop QA sets `make eval` scores (see bench/README.md there for their provenance and licences).
 export AGRAG_EVAL_BENCH_DIR ?= ../shared/bench
 
-.PHONY: install demo test test-fast lint typecheck compose-tool bench bench-service bench-parallel eval screenshot clean
+.PHONY: install demo test test-fast lint typecheck compose-tool bench bench-service bench-parallel bench-scale eval screenshot clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,12 @@ bench-service: install
 # Ingestion with the embed stage in-process and on 1 and 2 local Dask workers (ingest.parallel), same corpus.
 bench-parallel: install
 	$(BIN)/python bench/parallel_ingest.py
+
+# How ingestion and search cost grow with the corpus: 10,000 and 100,000 synthetic chunks (Zipf-distributed names)
+# through the real flow with embedder=hashed, every recipe and discover next to its floor, peak RSS, disk, log-log
+# slopes; writes bench/results/bench_scale.json and .png. `make bench-scale SCALE_ARGS=--million` adds 1,000,000.
+bench-scale: install
+	$(BIN)/python bench/scale_bench.py $(SCALE_ARGS)
 
 # Retrieval quality: every shipped recipe against BM25, dense and RRF baselines on both dev sets; MuSiQue also on a
 # graph built from its precomputed LLM triples. Results land in bench/results/; reruns reuse bench/cache/.

@@ -4,14 +4,17 @@ What it measures, in one run on a synthetic Markdown corpus (10,000 chunks by de
 
 * Ingest: the real Prefect flow ``ingest_flow``, timed by its own stage clock (load ... write, without Prefect's
   server start-up) and by the wall clock around the call. Floor: bare MiniLM encoding of exactly the chunk texts
-  that ingestion embeds. The ratio says how much agrag adds on top of the unavoidable embedding work.
+  that ingestion embeds. The ratio says how much agrag adds on top of the unavoidable embedding work. The same
+  encoding is timed again with the fast ONNX embedder (``--onnx-backend``, default ``onnx_int8``: what
+  ``embedder=minilm_onnx_int8`` ingests with), side by side with torch's.
 * Query: ``SearchEngine.search_sync`` with each shipped recipe (``conf/recipe/*.yaml``: entity, chunk, hybrid,
   hybrid_reranked, graph_expand, thematic, text2cypher, multi_hop), end to end, p50 and p95, including the query
   embedding. Each recipe's floor is one bare query embedding plus the bare store queries its methods and steps need
   (see ``recipe_latency.py``). HYBRID_RERANKED re-ranks with a tiny cross-encoder generated on the spot, and
   TEXT2CYPHER asks a scripted local LLM stub (always the same count query): those two rows measure our overhead,
   not a real model's cost. The first query of each recipe (pipeline build, model load, graph snapshot) is reported
-  apart.
+  apart. The bare query embedding is timed again with the ONNX embedder, next to torch's: the query floor it would
+  give.
 * Evidence: ``EvidenceSession.discover`` (hybrid, limit 10) on the same queries, over every document and within a
   scope of 50 documents, each next to its floor: one bare query embedding plus the two bare single-leg shard
   requests it sends (see ``evidence_latency.py``).
@@ -20,8 +23,9 @@ Everything is written to a temporary folder (corpus, data dir, Prefect home, the
 printed as tables and saved as JSON to ``bench/results/bench_ingest_search.json``.
 
 Run it with ``make bench`` or ``.venv/bin/python bench/bench_ingest_search.py [--chunks N] [--queries Q]``
-(``--skip-ingest-floor`` and ``--output`` for quick runs while developing). With the defaults it takes about 9
-minutes on 2 CPU cores, most of it MiniLM encoding (twice: ingest and floor).
+(``--skip-ingest-floor`` and ``--output`` for quick runs while developing). With the defaults it takes about 10
+minutes on 2 CPU cores, most of it MiniLM encoding (with torch twice: ingest and floor; then the ONNX floor, about a
+minute).
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ from agrag.service.runtime_env import apply_offline_defaults
 apply_offline_defaults()  # before Haystack, Prefect or transformers are imported
 
 SECTIONS_PER_FILE = 20
+# The fast embedder whose floors are shown next to torch's (embedder=minilm_onnx_int8); --onnx-backend onnx for the
+# exact ONNX export.
+ONNX_BACKENDS = ("onnx_int8", "onnx")
 WARM_UP_QUERIES = 5
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = REPO_ROOT / "bench" / "results" / "bench_ingest_search.json"
@@ -137,7 +144,8 @@ def bench_ingest(folder: Path) -> dict[str, Any]:
     }
 
 
-def bench_ingest_floor(folder: Path) -> dict[str, Any]:
+def bench_ingest_floor(folder: Path, backend: str = "torch", onnx_dir: Path | None = None) -> dict[str, Any]:
+    """Bare encoding of the chunk texts ingestion embeds, with ``backend`` (its one-time load or export apart)."""
     from agrag.components.embedders.embedding_texts import chunk_embedding_text
     from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
     from agrag.components.loaders.folder_loader import FolderLoader
@@ -147,12 +155,42 @@ def bench_ingest_floor(folder: Path) -> dict[str, Any]:
     docs = FolderLoader().run(root=str(folder))["documents"]
     chunks = chunker_for(load_config([]).ingest.chunker).run(documents=docs)["chunks"]
     texts = [chunk_embedding_text(c) for c in chunks if c.searchable]
-    embedder = SentenceTransformersTextEmbedder(batch_size=64)
+    embedder = SentenceTransformersTextEmbedder(batch_size=64, backend=backend, onnx_dir=_text(onnx_dir))
+    started = time.perf_counter()
     embedder.warm_up()
+    load = time.perf_counter() - started
     started = time.perf_counter()
     embedder.embed_batch(texts)
     seconds = time.perf_counter() - started
-    return {"texts": len(texts), "seconds": seconds, "texts_per_second": len(texts) / seconds}
+    return {
+        "backend": backend,
+        "texts": len(texts),
+        "seconds": seconds,
+        "texts_per_second": len(texts) / seconds,
+        "load_seconds": load,
+    }
+
+
+def bench_query_embedding(queries: list[str], backend: str, onnx_dir: Path | None) -> dict[str, Any]:
+    """Bare ``embed_batch([query])`` with ``backend``, p50 and p95, timed as the recipes' floor times torch's."""
+    import recipe_latency  # type: ignore[import-not-found]  # next to this script
+
+    from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+
+    embedder = SentenceTransformersTextEmbedder(backend=backend, onnx_dir=_text(onnx_dir))
+    embedder.warm_up()
+    for query in make_queries(random.Random(11), WARM_UP_QUERIES):
+        embedder.embed_batch([query])
+    samples = []
+    for query in queries:
+        started = time.perf_counter()
+        embedder.embed_batch([query])
+        samples.append(time.perf_counter() - started)
+    return {"backend": backend} | recipe_latency.pct(samples)
+
+
+def _text(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
 
 
 def bench_queries(queries: list[str], folder: Path) -> dict[str, Any]:
@@ -232,6 +270,7 @@ def print_evidence(evidence: dict[str, Any]) -> None:
 
 def print_table(r: dict[str, Any]) -> None:
     ing, floor, q = r["ingest"], r.get("ingest_floor"), r["query"]
+    onnx_floor, onnx_query = r.get("ingest_floor_onnx"), r["query_embedding_onnx"]
     rows = [
         ("date", r["date"]),
         ("machine", f"{r['cpu_cores']} cores, {r['platform']}, Python {r['python']}"),
@@ -251,10 +290,23 @@ def print_table(r: dict[str, Any]) -> None:
             ("ingest floor (MiniLM only)", f"{floor['seconds']:.1f} s  ({floor['texts_per_second']:.1f} texts/s)"),
             ("ingest ratio stages/floor", f"{ing['seconds'] / floor['seconds']:.2f}x"),
         ]
+    if floor is not None and onnx_floor is not None:
+        rows.append(
+            (
+                f"ingest floor ({onnx_floor['backend']})",
+                f"{onnx_floor['seconds']:.1f} s  ({onnx_floor['texts_per_second']:.1f} texts/s, "
+                f"{floor['seconds'] / onnx_floor['seconds']:.2f}x torch; export {onnx_floor['load_seconds']:.1f} s)",
+            )
+        )
     parts = q["floor_parts"]
     rows += [
         ("queries (timed, per recipe)", str(q["queries"])),
         ("bare embed p50 / p95", f"{parts['embed']['p50_ms']:.2f} / {parts['embed']['p95_ms']:.2f} ms"),
+        (
+            f"bare embed p50 / p95 ({onnx_query['backend']})",
+            f"{onnx_query['p50_ms']:.2f} / {onnx_query['p95_ms']:.2f} ms  "
+            f"({parts['embed']['p50_ms'] / onnx_query['p50_ms']:.2f}x torch at p50)",
+        ),
         ("script wall", f"{r['script_wall_seconds']:.1f} s"),
     ]
     width = max(len(name) for name, _ in rows)
@@ -294,6 +346,12 @@ def main() -> None:
     parser.add_argument(
         "--skip-ingest-floor", action="store_true", help="skip the bare MiniLM encoding of the corpus (for development)"
     )
+    parser.add_argument(
+        "--onnx-backend",
+        choices=ONNX_BACKENDS,
+        default=ONNX_BACKENDS[0],
+        help="the ONNX embedder whose ingest and query floors are shown next to torch's",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS_FILE, help="the JSON file written")
     args = parser.parse_args()
     script_started = time.perf_counter()
@@ -315,8 +373,10 @@ def main() -> None:
         if not args.skip_ingest_floor:
             result["ingest_floor"] = bench_ingest_floor(folder)
             result["ingest_ratio"] = result["ingest"]["seconds"] / result["ingest_floor"]["seconds"]
+            result["ingest_floor_onnx"] = bench_ingest_floor(folder, args.onnx_backend, Path(tmp) / "onnx")
         load_before = os.getloadavg()[0]
         result["query"] = bench_queries(queries, Path(tmp))
+        result["query_embedding_onnx"] = bench_query_embedding(queries, args.onnx_backend, Path(tmp) / "onnx")
         result["load_average"] = [load_before, os.getloadavg()[0]]
     result["script_wall_seconds"] = time.perf_counter() - script_started
     print_table(result)

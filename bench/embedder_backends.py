@@ -1,10 +1,10 @@
-"""Benchmark: the embedding backends side by side (embedder.backend torch and onnx), bulk and per query.
+"""Benchmark: the embedding backends side by side (embedder.backend torch, onnx, onnx_int8), bulk and per query.
 
 Bulk: the chunk texts of the `make bench` synthetic corpus (1,000 chunks by default) embedded in batches of 64, as
 ingestion does. Query: one short question at a time, as a search does (the largest part of every query floor).
-Each backend embeds the same texts; the ONNX export is made beforehand (its one-time cost is reported apart), and
-the vectors of the two backends are compared (the lowest cosine). Results go to
-``bench/results/embedder_backends.json``.
+Each backend embeds the same texts; the ONNX exports are made beforehand (their one-time cost is reported apart, as
+``load_seconds``), and each ONNX backend's vectors are compared with torch's (mean and lowest cosine over the bulk
+texts). Results go to ``bench/results/embedder_backends.json``.
 
 Run it with ``.venv/bin/python bench/embedder_backends.py [--chunks N]``.
 """
@@ -31,6 +31,7 @@ apply_offline_defaults()
 from bench_ingest_search import make_queries, paragraph  # noqa: E402 - the same texts as `make bench`
 
 RESULTS = Path(__file__).resolve().parent / "results" / "embedder_backends.json"
+BACKENDS = ("torch", "onnx", "onnx_int8")
 
 
 def main() -> None:
@@ -51,7 +52,7 @@ def main() -> None:
     }
     vectors = {}
     with tempfile.TemporaryDirectory(prefix="agrag-onnx-") as onnx_dir:
-        for backend in ("torch", "onnx"):
+        for backend in BACKENDS:
             embedder = SentenceTransformersTextEmbedder(backend=backend, onnx_dir=onnx_dir)
             started = time.perf_counter()
             embedder.warm_up()
@@ -73,14 +74,19 @@ def main() -> None:
                 "query_p95_ms": round(sorted(times)[int(len(times) * 0.95)], 2),
             }
             print(backend, result[backend], flush=True)
-    torch_run, onnx_run = result["torch"], result["onnx"]
-    assert isinstance(torch_run, dict) and isinstance(onnx_run, dict)
-    result["onnx_vs_torch"] = {
-        "bulk_speedup": round(torch_run["bulk_seconds"] / onnx_run["bulk_seconds"], 2),
-        "query_p50_speedup": round(torch_run["query_p50_ms"] / onnx_run["query_p50_ms"], 2),
-        "lowest_cosine": float((vectors["torch"] * vectors["onnx"]).sum(axis=1).min()),
-    }
-    print(result["onnx_vs_torch"])
+    torch_run = result["torch"]
+    assert isinstance(torch_run, dict)
+    for backend in BACKENDS[1:]:
+        run = result[backend]
+        assert isinstance(run, dict)
+        cosines = (vectors["torch"] * vectors[backend]).sum(axis=1)
+        result[f"{backend}_vs_torch"] = {
+            "bulk_speedup": round(torch_run["bulk_seconds"] / run["bulk_seconds"], 2),
+            "query_p50_speedup": round(torch_run["query_p50_ms"] / run["query_p50_ms"], 2),
+            "mean_cosine": float(cosines.mean()),
+            "lowest_cosine": float(cosines.min()),
+        }
+        print(f"{backend} vs torch", result[f"{backend}_vs_torch"])
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 

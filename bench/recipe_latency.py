@@ -114,6 +114,7 @@ class BareFloor:
     cross_encoder: Any  # a sentence_transformers.CrossEncoder, or None
     bm25: Any = field(default_factory=bm25_encoder)
     _passages: PassageGraph | None = None
+    _members: dict[str, list[str]] | None = None
 
     def __post_init__(self) -> None:
         # Private handles on purpose: the floor talks to the engines, not through our store classes.
@@ -132,6 +133,14 @@ class BareFloor:
         if self._passages is None:
             self._passages = PassageGraph(self.store.graph.passage_edges())
         return self._passages
+
+    def merged_members(self) -> dict[str, list[str]]:
+        """The records merged into each resolved entity (read once, untimed: the store keeps them in memory too)."""
+        if self._members is None:
+            self._members = {}
+            for resolved, member in self.kuzu_rows(cy.MERGED_INTO):
+                self._members.setdefault(resolved, []).append(member)
+        return self._members
 
     def kuzu_rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """One bare Kùzu statement, all rows read."""
@@ -197,9 +206,11 @@ class BareFloor:
             cap = min(per_hop, limit - walked)
             if not frontier or cap <= 0:
                 break
-            params = {"ids": frontier, "seen": seen, "any_type": True, "types": [], "cap": cap}
+            starts = sorted(set(frontier) | {m for f in frontier for m in self.merged_members().get(f, ())})
+            params = {"ids": starts, "seen": seen, "any_type": True, "types": [], "cap": cap}
+            found = {r[0]: r for q in cy.TRAVERSE_HOP["both"] for r in self.kuzu_rows(q, params)}
             reached = []
-            for row in self.kuzu_rows(cy.TRAVERSE_HOP["both"], params):
+            for row in sorted(found.values(), key=lambda r: (-len(r[3]), r[0]))[:cap]:
                 seen.append(row[0])
                 relation_chunks.append(row[3])
                 walked += 1

@@ -46,8 +46,10 @@ class EmbedderConfig(StrictModel):
     )
     backend: EmbedderBackend = Field(
         EmbedderBackend.TORCH,
-        description="torch (sentence-transformers), or onnx: ONNX Runtime on the CPU, the same vectors several times "
-        "faster; the model is exported once to AGRAG_ONNX_DIR on first use (embedder=minilm_onnx).",
+        description="torch (sentence-transformers); onnx: ONNX Runtime on the CPU, the same vectors several times "
+        "faster; the model is exported once to AGRAG_ONNX_DIR on first use (embedder=minilm_onnx); onnx_int8: the "
+        "export quantized to int8, faster again, close vectors (embedder=minilm_onnx_int8); hashed: no model, vectors "
+        "hashed from the words, for benchmarks only (embedder=hashed).",
     )
 
 

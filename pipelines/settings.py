@@ -27,8 +27,8 @@ class AgragSettings(BaseSettings):
     )
     onnx_dir: Path | None = Field(
         None,
-        description="Where embedder.backend=onnx keeps the ONNX export of the embedding model, made from the local "
-        "weights on first use (default ~/.cache/agrag/onnx).",
+        description="Where embedder.backend=onnx and onnx_int8 keep the ONNX export of the embedding model and its "
+        "int8 form, made from the local weights on first use (default ~/.cache/agrag/onnx).",
     )
     qdrant_url: str | None = Field(None, description="URL of a Qdrant server, for vector_store=qdrant.")
     qdrant_api_key: SecretStr | None = Field(None, description="API key of that Qdrant server, if it needs one.")

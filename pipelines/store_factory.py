@@ -12,7 +12,9 @@ from haystack.utils import Secret
 from pydantic import SecretStr
 
 from agrag.components import defaults
+from agrag.components.data_models.embedder_backend import EmbedderBackend
 from agrag.components.data_models.vector_backend import VectorBackend
+from agrag.components.embedders.hashed_text_encoder import MODEL_PREFIX as HASHED_PREFIX
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import ConfigError, CorruptedStoreError, NothingIngestedError, StoreError, StoreLockedError
@@ -57,7 +59,7 @@ def open_embedding_cache(settings: AgragSettings, config: EmbedderConfig) -> Sql
     """The embedding cache of ``AGRAG_EMBEDDING_CACHE_DIR`` for the configured model, or None when it is unset."""
     if settings.embedding_cache_dir is None:
         return None
-    return SqliteEmbeddingCache(settings.embedding_cache_dir, config.model)
+    return SqliteEmbeddingCache(settings.embedding_cache_dir, config.model, config.backend.vector_variant)
 
 
 def open_vector_store(
@@ -329,5 +331,8 @@ def open_store_spec(spec: StoreSpec) -> KnowledgeStore:
         else QdrantVectorStoreConfig(collection_prefix=spec.collection_prefix or defaults.QDRANT_COLLECTION_PREFIX)
     )
     retrieval = settings.retrieval.model_copy(update={"rrf_k": spec.rrf_k})
-    embedder = SentenceTransformersTextEmbedder(spec.embedding_model)  # the model loads only if never recorded
+    hashed = spec.embedding_model.startswith(HASHED_PREFIX)
+    backend = EmbedderBackend.HASHED if hashed else EmbedderBackend.TORCH
+    # the model loads only if never recorded
+    embedder = SentenceTransformersTextEmbedder(spec.embedding_model, backend=backend.value)
     return open_knowledge_store(agrag, vector_store, embedder, retrieval)

@@ -1,29 +1,24 @@
 """``OnnxSentenceEncoder``: a mean-pooling sentence-transformers model run by ONNX Runtime instead of torch.
 
 The transformer is exported once from the local weights (``torch.onnx.export``; nothing is downloaded) into an
-export folder, keyed by the model's files, and loaded from there afterwards. Tokenization uses the model's own
-``tokenizer.json`` with its ``max_seq_length``; pooling and normalization are done here as the model's modules do
-them. The vectors equal torch's to float32 rounding (cosine above 0.99999), so a data dir built with one backend is
-searched with the other.
+export folder, keyed by the model's files, and loaded from there afterwards (see ``onnx_export``). Tokenization uses
+the model's own ``tokenizer.json`` with its ``max_seq_length``; pooling and normalization are done here as the model's
+modules do them. The vectors of the plain export equal torch's to float32 rounding (cosine above 0.99999), so a data
+dir built with one backend is searched with the other; those of the int8 export (``quantized=True``) are close to
+torch's (cosine about 0.995), not equal.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agrag.components.embedders.onnx_export import INPUTS, exported_model
 from agrag.components.errors import EmbeddingError
-
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-_FILES_HASHED = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "modules.json")
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -34,59 +29,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise EmbeddingError(f"The ONNX embedder expected a JSON object in {path}.")
     return data
-
-
-def _model_key(model_path: Path) -> str:
-    """A name for the export of this model: its folder name and a hash of its files' names, sizes and times."""
-    digest = hashlib.sha256()
-    for name in _FILES_HASHED:
-        file = model_path / name
-        if file.exists():
-            stat = file.stat()
-            digest.update(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return f"{model_path.name}-{digest.hexdigest()[:16]}"
-
-
-def _export(model_path: Path, target: Path) -> None:
-    """Export the model's transformer to ``target`` (written to a temporary file, then renamed into place)."""
-    import torch  # noqa: PLC0415 - only for the one-time export
-    from sentence_transformers import SentenceTransformer  # noqa: PLC0415
-
-    transformer: Any = SentenceTransformer(str(model_path), device="cpu")[0].auto_model
-    transformer.eval()
-
-    class _LastHiddenState(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.transformer = transformer
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            out = self.transformer(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
-            return out.last_hidden_state
-
-    sample = torch.ones((2, 8), dtype=torch.int64)
-    axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".onnx.part")
-    os.close(handle)
-    try:
-        # the TorchScript exporter warns that it is the older one, and about an indexing op this model does not hit
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _LastHiddenState(),
-                (sample, sample, torch.zeros_like(sample)),
-                temporary,
-                input_names=list(_INPUTS),
-                output_names=["last_hidden_state"],
-                dynamic_axes=axes,
-                opset_version=17,
-                dynamo=False,
-            )
-        os.replace(temporary, target)  # another process exporting the same model writes the same file
-    except Exception as exc:
-        Path(temporary).unlink(missing_ok=True)
-        raise EmbeddingError(f"Could not export {model_path} to ONNX: {exc}") from exc
 
 
 class OnnxSentenceEncoder:
@@ -106,8 +48,10 @@ class OnnxSentenceEncoder:
         self._dimension = dimension
 
     @classmethod
-    def load(cls, model_path: Path, export_dir: Path) -> OnnxSentenceEncoder:
+    def load(cls, model_path: Path, export_dir: Path, *, quantized: bool = False) -> OnnxSentenceEncoder:
         """Load the export of ``model_path`` from ``export_dir``, exporting it there first if it is not there yet.
+
+        With ``quantized``, load its int8 form instead (made once from the export, next to it).
 
         Raises:
             EmbeddingError: the model does not mean-pool (the only pooling this backend does), or cannot be
@@ -118,13 +62,12 @@ class OnnxSentenceEncoder:
             pooling.get(mode) for mode in ("pooling_mode_cls_token", "pooling_mode_max_tokens")
         ):
             raise EmbeddingError(
-                f"embedder.backend=onnx runs mean-pooling models only, and {model_path} pools otherwise. "
+                f"embedder.backend={'onnx_int8' if quantized else 'onnx'} runs mean-pooling models only, and "
+                f"{model_path} pools otherwise. "
                 "Use embedder.backend=torch for it."
             )
         max_length = int(_read_json(model_path / "sentence_bert_config.json").get("max_seq_length", 512))
-        target = export_dir / _model_key(model_path) / "model.onnx"
-        if not target.exists():
-            _export(model_path, target)
+        target = exported_model(model_path, export_dir, quantized=quantized)
         import onnxruntime  # noqa: PLC0415 - loaded only for this backend
         from tokenizers import Tokenizer  # noqa: PLC0415
 
@@ -156,7 +99,7 @@ class OnnxSentenceEncoder:
     def _batch(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         width = max(len(e.ids) for e in encodings)
-        feeds = {name: np.zeros((len(texts), width), dtype=np.int64) for name in _INPUTS}
+        feeds = {name: np.zeros((len(texts), width), dtype=np.int64) for name in INPUTS}
         for row, encoding in enumerate(encodings):
             n = len(encoding.ids)
             feeds["input_ids"][row, :n] = encoding.ids

@@ -13,6 +13,8 @@ from agrag.components import defaults
 from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.embedder_backend import EmbedderBackend
 from agrag.components.data_models.embedding import Embedding
+from agrag.components.embedders.hashed_text_encoder import MODEL_PREFIX as HASHED_PREFIX
+from agrag.components.embedders.hashed_text_encoder import HashedTextEncoder, hashed_dimension
 from agrag.components.embedders.onnx_sentence_encoder import OnnxSentenceEncoder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import AgragError, EmbeddingError
@@ -47,8 +49,11 @@ def _load(model: str, device: str, backend: EmbedderBackend, onnx_dir: Path) -> 
     # Loading takes seconds and hundreds of MB: every pipeline and the ingestion flow share one copy per process.
     key = (model, device, backend.value)
     with _MODELS_LOCK:
-        if key not in _MODELS and backend is EmbedderBackend.ONNX:
-            _MODELS[key] = OnnxSentenceEncoder.load(resolve_model_path(model), onnx_dir)
+        if key not in _MODELS and backend is EmbedderBackend.HASHED:
+            _MODELS[key] = HashedTextEncoder(hashed_dimension(model))
+        if key not in _MODELS and backend in (EmbedderBackend.ONNX, EmbedderBackend.ONNX_INT8):
+            quantized = backend is EmbedderBackend.ONNX_INT8
+            _MODELS[key] = OnnxSentenceEncoder.load(resolve_model_path(model), onnx_dir, quantized=quantized)
         if key not in _MODELS:
             from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - torch loads only when needed
 
@@ -101,22 +106,32 @@ class SentenceTransformersTextEmbedder:
             batch_size: Texts per batch in ``embed_batch``.
             progress_bar: Show a bar while embedding many texts (torch only).
             cache: Read texts embedded before from here, and add new ones.
-            backend: ``torch`` (sentence-transformers) or ``onnx`` (ONNX Runtime, the same vectors, faster on CPU).
+            backend: ``torch`` (sentence-transformers), ``onnx`` (ONNX Runtime, the same vectors, faster on CPU),
+                ``onnx_int8`` (quantized, faster again, close vectors) or ``hashed`` (no model; for benchmarks, with
+                ``model`` ``hashed-<dimension>``).
             onnx_dir: Where the ONNX export of the model is kept (made on first use); default
                 ``~/.cache/agrag/onnx``.
 
         Raises:
-            ComponentConfigError: a batch size below 1, an unknown backend, or onnx on a device other than cpu.
+            ComponentConfigError: a batch size below 1, an unknown backend, a CPU-only backend on another device,
+                or a hashed backend without a ``hashed-<dimension>`` model (or the reverse).
         """
         try:
             self._backend = EmbedderBackend.from_str(backend)
         except AgragError as exc:
             raise ComponentConfigError("SentenceTransformersTextEmbedder", str(exc), "Set embedder.backend.") from exc
-        if self._backend is EmbedderBackend.ONNX and device != "cpu":
+        if self._backend.cpu_only and device != "cpu":
             raise ComponentConfigError(
                 "SentenceTransformersTextEmbedder",
-                f"embedder.backend=onnx runs on the CPU, but embedder.device is {device}",
+                f"embedder.backend={self._backend.value} runs on the CPU, but embedder.device is {device}",
                 "Set embedder.device=cpu, or embedder.backend=torch for another device.",
+            )
+        if (self._backend is EmbedderBackend.HASHED) != model.startswith(HASHED_PREFIX):
+            raise ComponentConfigError(
+                "SentenceTransformersTextEmbedder",
+                f"embedder.backend={self._backend.value} with embedder.model={model!r}: hashed vectors come from "
+                "embedder.backend=hashed with embedder.model=hashed-<dimension> only",
+                "Use embedder=hashed for hashed vectors, or embedder=minilm for the model.",
             )
         self.backend = self._backend.value
         self.onnx_dir = onnx_dir

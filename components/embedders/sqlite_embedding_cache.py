@@ -34,8 +34,10 @@ class SqliteEmbeddingCache:
         ```
     """
 
-    def __init__(self, folder: Path, model: str) -> None:
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+    def __init__(self, folder: Path, model: str, variant: str = "") -> None:
+        """Keep the vectors of ``model`` (and ``variant``: e.g. ``int8`` for a quantized model) under ``folder``."""
+        name = f"{model}-{variant}" if variant else model
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
         self.path = folder / f"{slug}.sqlite"
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -163,7 +163,9 @@ def run_evaluation(dataset: EvalDataset, inputs: EvalInputs, tick: Tick) -> Eval
         config.embedder,
         inputs.settings.agrag,
         progress_bar=inputs.progress,
-        cache=SqliteEmbeddingCache(cache_dir / "embeddings", config.embedder.model),
+        cache=SqliteEmbeddingCache(
+            cache_dir / "embeddings", config.embedder.model, config.embedder.backend.vector_variant
+        ),
     )
     seconds: dict[str, float] = {}
     ingests: dict[str, IngestReport | None] = {}

@@ -9,6 +9,7 @@ from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.relation import Relation
 from agrag.components.stores.kuzu import communities_cypher as cy
+from agrag.components.stores.kuzu.ingest_cypher import STORED_ENTITIES
 from agrag.components.stores.kuzu.retrieval_reads import KuzuRetrievalReads
 from agrag.components.stores.kuzu.rows import CommunityRow, RelationRow, community_params
 
@@ -28,8 +29,10 @@ class KuzuCommunities(KuzuRetrievalReads):
         """What community reports are written from: the entities, their relations, and the chunks naming them."""
         ids = list(entity_ids)
         entities = self.get_entities(ids)
-        relations = {r.id: r for r in map(RelationRow.read, self._run_batched(cy.RELATIONS_AMONG, "ids", ids))}
-        mentions = sorted({(row[0], row[1]) for row in self._run_batched(cy.MENTIONS_OF, "ids", ids)})
+        among = sorted(set(ids) | self._members_of(ids))
+        found = self._run_batched(cy.RELATIONS_AMONG, "ids", among, among=among)
+        relations = {r.id: r for r in map(RelationRow.read, found)}
+        mentions = sorted({(row[0], row[1]) for row in self._run_batched(cy.MENTIONS_OF, "ids", among)})
         chunks = self.get_chunks(sorted({c for c, _ in mentions}))
         return entities, list(relations.values()), chunks, mentions
 
@@ -37,8 +40,12 @@ class KuzuCommunities(KuzuRetrievalReads):
         """Store this hierarchy (with reports) in place of the previous one."""
         self._write(cy.DELETE_COMMUNITIES)
         self._write_batched(cy.UPSERT_COMMUNITIES, "rows", [community_params(k) for k in communities])
-        pairs = [{"entity_id": e, "community_id": k.id} for k in communities for e in k.entity_ids]
-        self._write_batched(cy.LINK_COMMUNITY_MEMBERS, "pairs", pairs)
+        # Into a table emptied just above: one bulk copy, where per-row creates cost about 0.6 ms each.
+        # Members that are not stored are left out, as a MATCH would leave them (a copy would refuse them all).
+        members = sorted({e for k in communities for e in k.entity_ids})
+        stored = {row[0] for row in self._write_batched(STORED_ENTITIES, "ids", members)}
+        pairs = [{"from": e, "to": k.id} for k in communities for e in k.entity_ids if e in stored]
+        self._copy("IN_COMMUNITY", pairs, relation=True)
         self._bump_generation()
 
     def communities(self) -> list[Community]:

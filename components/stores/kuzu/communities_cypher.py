@@ -22,13 +22,13 @@ GET_COMMUNITIES = (
     "ORDER BY k.level, k.id"
 )
 # Mentions of the current chunks for a set of resolved entities: what a community report is written from.
+# Both start from each id's primary key and walk its links (`$ids` holds the resolved entities and their merged
+# members): an `IN $ids` filter over every mention or relation would scan the whole table for each community batch.
 MENTIONS_OF = (
-    "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
-    f"RETURN c.id, {_CANONICAL}"
+    f"UNWIND $ids AS i MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE e.id = i AND c.current RETURN c.id, {_CANONICAL}"
 )
 RELATIONS_AMONG = (
-    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE (a.id IN $ids OR a.merged_into IN $ids) "
-    "AND (b.id IN $ids OR b.merged_into IN $ids) "
+    "UNWIND $ids AS i MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE a.id = i AND list_contains($among, b.id) "
     f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)}"
 )
 COMMUNITIES_OF_ENTITIES = "MATCH (e:Entity)-[:IN_COMMUNITY]->(k:Community) WHERE e.id IN $ids RETURN DISTINCT k.id"

@@ -18,6 +18,7 @@ import kuzu
 from agrag.components.errors import ConfigError, StoreError, StoreLockedError
 from agrag.components.stores.graph_store import GENERATION_KEY
 from agrag.components.stores.kuzu import schema_cypher as cy
+from agrag.components.stores.kuzu.arrow_rows import arrow_rows
 from agrag.components.stores.kuzu_open_check import KuzuOpenCheck
 from agrag.components.stores.read_write_lock import ReadWriteLock
 
@@ -56,6 +57,7 @@ class KuzuConnection:
         self._readers_lock = threading.Lock()
         self._closed = False
         self._writes = 0  # write statements committed through this store (see _write_count)
+        self._table_columns: dict[str, list[tuple[str, str]]] = {}  # (name, type) per table, for bulk copies
         self._open_check = None if read_only else KuzuOpenCheck(self._path, buffer_pool_mb)
         if self._open_check is not None:
             self._open_check.run()
@@ -168,6 +170,17 @@ class KuzuConnection:
         for start in range(0, len(rows), _BATCH):
             returned += self._write(query, {key: list(rows[start : start + _BATCH]), **extra})
         return returned
+
+    def _copy(self, table: str, rows: Sequence[Mapping[str, Any]], *, relation: bool = False) -> None:
+        """Add ``rows``, all new, to ``table`` with one bulk ``COPY`` (see ``arrow_rows`` for when that is safe)."""
+        if not rows:
+            return
+        columns = self._table_columns.get(table)
+        if columns is None:
+            found = self._execute(cy.table_info(table), write=True)
+            name, kind = found[0].index("name"), found[0].index("type")
+            columns = self._table_columns[table] = [(str(row[name]), str(row[kind])) for row in found[1]]
+        self._write(f"COPY {table} FROM $rows", {"rows": arrow_rows(table, columns, rows, relation=relation)})
 
     def _write_count(self) -> int:
         """Write statements committed through this store since it opened, read without a query.

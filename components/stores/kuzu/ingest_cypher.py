@@ -33,7 +33,6 @@ LINK_NEXT = "UNWIND $pairs AS p MATCH (a:Chunk {id: p.a}), (b:Chunk {id: p.b}) M
 
 LINK_PARENT = "UNWIND $pairs AS p MATCH (a:Chunk {id: p.a}), (b:Chunk {id: p.b}) MERGE (a)-[:PARENT]->(b)"
 
-EXISTING_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id"
 
 UPSERT_ENTITIES = (
     "UNWIND $rows AS r MERGE (e:Entity {id: r.id}) "
@@ -81,3 +80,7 @@ DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
 # the new extraction is linked to the same chunks.
 DELETE_CHUNK_MENTIONS = "MATCH (c:Chunk)-[m:MENTIONS]->(:Entity) WHERE c.id IN $ids DELETE m"
 DELETE_CHUNK_ABOUT = "MATCH (c:Chunk)-[x:ABOUT]->(:Entity) WHERE c.id IN $ids DELETE x"
+
+EXISTING_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id"
+# Looked up by primary key (`UNWIND`): `e.id IN $ids` would scan every entity on each call.
+STORED_ENTITIES = "UNWIND $ids AS i MATCH (e:Entity) WHERE e.id = i RETURN DISTINCT e.id"

@@ -70,7 +70,7 @@ class KuzuIngestWrites(KuzuConnection):
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
         """Return which of ``entity_ids`` are stored."""
-        return {row[0] for row in self._run(cy.EXISTING_ENTITIES, {"ids": list(entity_ids)})}
+        return {row[0] for row in self._run_batched(cy.STORED_ENTITIES, "ids", sorted(set(entity_ids)))}
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:
         """Create the entities not yet stored; stored entities keep their name, label and description."""

@@ -2,12 +2,6 @@
 
 from agrag.components.data_models.traversal_direction import TraversalDirection
 from agrag.components.stores.kuzu.cypher_common import (
-    A_IN_FRONTIER as _A_IN_FRONTIER,
-)
-from agrag.components.stores.kuzu.cypher_common import (
-    B_IN_FRONTIER as _B_IN_FRONTIER,
-)
-from agrag.components.stores.kuzu.cypher_common import (
     CANONICAL as _CANONICAL,
 )
 from agrag.components.stores.kuzu.cypher_common import (
@@ -18,9 +12,10 @@ from agrag.components.stores.kuzu.cypher_common import (
 )
 from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, MergedMemberRow, RelationRow
 
-GET_CHUNKS = f"MATCH (c:Chunk) WHERE c.id IN $ids RETURN {ChunkRow.RETURN}"
+# Lookups by id start from each id's primary key (`UNWIND`): `c.id IN $ids` would scan the whole table per query.
+GET_CHUNKS = f"UNWIND $ids AS i MATCH (c:Chunk) WHERE c.id = i RETURN {ChunkRow.RETURN}"
 
-GET_ENTITIES = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN {EntityRow.RETURN}"
+GET_ENTITIES = f"UNWIND $ids AS i MATCH (e:Entity) WHERE e.id = i RETURN {EntityRow.RETURN}"
 # Every record merged into another, with its active merge-log line (a merge never rewrites edges: the member keeps
 # its own record with a pointer, so the names and ids it brought are still there to show).
 MERGED_MEMBERS = (
@@ -39,12 +34,11 @@ MEMBER_NAMES = "MATCH (e:Entity) WHERE e.merged_into <> '' RETURN e.norm_name, e
 # Current chunks only: a superseded version's text supports nothing in the current graph. An entity's support
 # includes that of the entities merged into it.
 SUPPORTING_CHUNKS = (
-    "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
+    "UNWIND $ids AS i MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE e.id = i AND c.current "
     f"RETURN {_CANONICAL}, c.id, m.count"
 )
 ABOUT_CHUNKS = (
-    "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE (e.id IN $ids OR e.merged_into IN $ids) AND c.current "
-    f"RETURN {_CANONICAL}, c.id"
+    f"UNWIND $ids AS i MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE e.id = i AND c.current RETURN {_CANONICAL}, c.id"
 )
 
 GET_RELATIONS_OF = (
@@ -65,14 +59,16 @@ ENTITY_RECORDS_OF_DOCUMENTS = (
     f"RETURN DISTINCT e.id, {_CANONICAL}, e.norm_name"
 )
 
-# Graph walks: one statement per hop and direction. `$ids` is the frontier (resolved ids), `$seen` the relations
-# already walked; both ends count as the entity they resolved into, and a relation that merging turned into a loop
-# is skipped. The best supported relations come first, so `$cap` keeps those.
+# Graph walks: per hop, one statement per direction. `$ids` is the frontier (resolved ids) and the records merged into
+# it, each looked up by primary key (a `WHERE a.id IN $ids` filter would scan every relation, a cost that grows with
+# the corpus); `$seen` the relations already walked. Both ends count as the entity they resolved into, and a relation
+# that merging turned into a loop is skipped. The best supported relations come first, so `$cap` keeps those; a walk
+# in both directions keeps the best `$cap` of the two statements' rows (``KuzuWalks._hops``).
 
 
-def _hop(frontier: str) -> str:
+def _hop(start: str) -> str:
     return (
-        f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {frontier} "
+        f"UNWIND $ids AS i MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {start}.id = i "
         "AND NOT x.id IN CAST($seen AS STRING[]) AND ($any_type OR x.type IN CAST($types AS STRING[])) "
         f"AND {_A} <> {_B} "
         f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)} ORDER BY size(x.chunk_ids) DESC, x.id LIMIT $cap"
@@ -80,11 +76,13 @@ def _hop(frontier: str) -> str:
 
 
 TRAVERSE_HOP = {
-    TraversalDirection.OUT: _hop(_A_IN_FRONTIER),
-    TraversalDirection.IN: _hop(_B_IN_FRONTIER),
-    TraversalDirection.BOTH: _hop(f"({_A_IN_FRONTIER} OR {_B_IN_FRONTIER})"),
+    TraversalDirection.OUT: (_hop("a"),),
+    TraversalDirection.IN: (_hop("b"),),
+    TraversalDirection.BOTH: (_hop("a"), _hop("b")),
 }
-CANONICAL_IDS = f"MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id, {_CANONICAL}"
+# The records merged into others, by the entity they resolved into (what a walk from a resolved id starts from too).
+MERGED_INTO = "MATCH (e:Entity) WHERE e.merged_into <> '' RETURN e.merged_into, e.id"
+CANONICAL_IDS = f"UNWIND $ids AS i MATCH (e:Entity) WHERE e.id = i RETURN e.id, {_CANONICAL}"
 RELATION_TYPES_OF = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
     "WHERE (a.id = $entity_id OR a.merged_into = $entity_id OR b.id = $entity_id OR b.merged_into = $entity_id) "

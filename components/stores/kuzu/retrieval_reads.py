@@ -23,18 +23,20 @@ class KuzuRetrievalReads(KuzuWalks):
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the stored chunks among ``chunk_ids``, in the order asked."""
-        found = {chunk.id: chunk for chunk in map(ChunkRow.read, self._run(cy.GET_CHUNKS, {"ids": list(chunk_ids)}))}
+        rows = self._run(cy.GET_CHUNKS, {"ids": sorted(set(chunk_ids))})
+        found = {chunk.id: chunk for chunk in map(ChunkRow.read, rows)}
         return [found[i] for i in chunk_ids if i in found]
 
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the stored entities among ``entity_ids``, in the order asked."""
-        rows = self._run(cy.GET_ENTITIES, {"ids": list(entity_ids)})
+        rows = self._run(cy.GET_ENTITIES, {"ids": sorted(set(entity_ids))})
         found = {entity.id: entity for entity in map(EntityRow.read, rows)}
         return [found[i] for i in entity_ids if i in found]
 
     def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         """Current chunks about or mentioning each entity: chunks about it first, then most mentions, then by id."""
-        params = {"ids": list(entity_ids)}
+        asked = sorted(set(entity_ids))
+        params = {"ids": sorted(set(asked) | self._members_of(asked))}
         ranked: dict[tuple[str, str], tuple[int, int]] = {}
         for entity_id, chunk_id in self._run(cy.ABOUT_CHUNKS, params):
             ranked[(entity_id, chunk_id)] = (0, 0)

@@ -7,7 +7,7 @@ from typing import Any
 
 from agrag.components.data_models.relation import Relation
 from agrag.components.stores.kuzu.connection import KuzuConnection
-from agrag.components.stores.kuzu.retrieval_cypher import CANONICAL_IDS
+from agrag.components.stores.kuzu.retrieval_cypher import CANONICAL_IDS, MERGED_INTO
 from agrag.components.stores.kuzu.rows import RelationRow
 
 # LIMIT of a hop that has no cap.
@@ -17,15 +17,28 @@ _NO_CAP = 2**62
 class KuzuWalks(KuzuConnection):
     """Resolving seed ids and walking from them one hop statement at a time."""
 
+    _merged_members: tuple[int, dict[str, list[str]]] | None = None  # (write count, members by resolved id)
+
     def _canonical_ids(self, entity_ids: Sequence[str]) -> list[str]:
         """The resolved ids of the stored entities among ``entity_ids``, in the order asked, without repeats."""
-        resolved = dict(self._run(CANONICAL_IDS, {"ids": list(entity_ids)}))
+        resolved = dict(self._run(CANONICAL_IDS, {"ids": sorted(set(entity_ids))}))
         return list(dict.fromkeys(resolved[i] for i in entity_ids if i in resolved))
+
+    def _members_of(self, entity_ids: Sequence[str]) -> set[str]:
+        """The records merged into any of ``entity_ids`` (read once per write of this store, then from memory)."""
+        writes = self._write_count()
+        cached = self._merged_members
+        if cached is None or cached[0] != writes:
+            members: dict[str, list[str]] = {}
+            for resolved, member in self._run(MERGED_INTO):
+                members.setdefault(resolved, []).append(member)
+            cached = self._merged_members = (writes, members)
+        return {m for e in entity_ids for m in cached[1].get(e, ())}
 
     def _hops(
         self,
         frontier: list[str],
-        query: str,
+        query: str | tuple[str, ...],
         *,
         extra: dict[str, Any],
         relation_types: Sequence[str] | None,
@@ -35,7 +48,9 @@ class KuzuWalks(KuzuConnection):
     ) -> list[tuple[Relation, int, list[str]]]:
         """Run one hop statement per hop from ``frontier``: each relation once, each entity expanded once.
 
-        A row is a ``RelationRow`` (ends resolved)[, then the chunk ids a scoped read may show].
+        A row is a ``RelationRow`` (ends resolved)[, then the chunk ids a scoped read may show]. A tuple of
+        statements (``TRAVERSE_HOP``: one per direction) starts from the frontier and its merged members by primary
+        key, and each hop keeps the best ``cap`` of their rows together, in the statements' own order.
         """
         visited = set(frontier)
         walked: list[tuple[Relation, int, list[str]]] = []
@@ -47,8 +62,14 @@ class KuzuWalks(KuzuConnection):
             if not frontier or cap <= 0:
                 break
             params = {"ids": frontier, "seen": sorted(seen), "any_type": not types, "types": types, "cap": cap}
+            if isinstance(query, str):
+                rows = self._run(query, {**params, **extra})
+            else:
+                params["ids"] = sorted(set(frontier) | self._members_of(frontier))
+                found = {row[0]: row for statement in query for row in self._run(statement, {**params, **extra})}
+                rows = sorted(found.values(), key=lambda row: (-len(row[3]), row[0]))[:cap]
             reached: list[str] = []
-            for row in self._run(query, {**params, **extra}):
+            for row in rows:
                 relation = RelationRow.read(row)
                 if relation.id in seen:
                     continue

@@ -1,0 +1,249 @@
+"""Benchmark: how agrag's ingestion and search cost grow with the corpus, from 10,000 to 1,000,000 chunks.
+
+For each size, on a synthetic corpus with Zipf-distributed names (``scale_corpus.py``), in fresh folders:
+
+* Ingest: the real Prefect flow ``ingest_flow`` with ``embedder=hashed`` (unit vectors hashed from the words: the
+  run measures agrag and its stores, not MiniLM), in a process of its own. Reported: seconds and chunks/s of every
+  stage, the peak RSS of the process, and the disk size of the graph and the vectors.
+* Write floor: the rows the ingestion stored, written again with the engines' bulk paths (Kùzu ``COPY FROM`` and
+  Qdrant Edge batch upserts; ``scale_floors.py``). The write stage is reported next to it, with the stores' rates.
+* Serve: a process that opens the data dir as ``agrag serve`` does, times the first query of every recipe (pipeline
+  build and the ppr graph snapshot included), runs warm-up queries, reads its peak RSS (what serving needs), then
+  times every recipe and ``discover`` next to its floor exactly as ``make bench`` does (``recipe_latency.py``,
+  ``evidence_latency.py``). The query embedding is the hashed one (microseconds), so the latencies are agrag's and
+  the stores', without MiniLM's 2 to 7 ms per query.
+
+The growth of each latency and of the peak RSS is fitted as a log-log slope over the sizes (1.0: linear in the
+corpus; 0: flat). Results go to ``bench/results/bench_scale.json`` and a plot to ``bench/results/bench_scale.png``.
+
+Run it with ``make bench-scale`` (10,000 and 100,000 chunks) or
+``.venv/bin/python bench/scale_bench.py --sizes 10000,100000,1000000`` (``--million`` is short for that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS = REPO_ROOT / "bench" / "results"
+OVERRIDES = ["embedder=hashed"]
+DIMENSION = 384
+WARM_UP_QUERIES = 20
+
+
+def peak_rss_mib() -> float:
+    """The peak resident memory of this process so far (VmHWM), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def disk_mib(path: Path) -> float:
+    """The bytes of the files under ``path``, in MiB."""
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files) / 2**20
+
+
+def phase_ingest(corpus: Path) -> dict[str, Any]:
+    """The real ingestion flow over ``corpus`` (in this process; AGRAG_DATA_DIR names the data dir)."""
+    from agrag.flows.ingest_flow import ingest_flow
+
+    started = time.perf_counter()
+    report = ingest_flow(str(corpus), OVERRIDES, progress_bar=False)
+    wall = time.perf_counter() - started
+    chunks = report.chunks_written
+    return {
+        "chunks": chunks,
+        "documents": report.documents_ingested,
+        "entities": report.entities_found,
+        "relations": report.relations_found,
+        "merges": report.merges,
+        "communities_by_level": report.communities_by_level,
+        "counts": report.counts,
+        "stage_seconds": {k: round(v, 3) for k, v in report.stage_seconds.items()},
+        "stage_chunks_per_second": {k: chunks / v for k, v in report.stage_seconds.items() if v > 0},
+        "seconds": report.seconds,
+        "wall_seconds": wall,
+        "chunks_per_second": chunks / report.seconds,
+        "peak_rss_mib": peak_rss_mib(),
+    }
+
+
+def phase_floor(data_dir: Path, scratch: Path) -> dict[str, Any]:
+    """The bare write floor of the ingested data dir (see ``scale_floors.py``)."""
+    import scale_floors  # type: ignore[import-not-found]
+
+    return dict(scale_floors.bare_writes(data_dir, scratch, DIMENSION))
+
+
+def phase_serve(work: Path, queries: int) -> dict[str, Any]:
+    """Open the data dir, time first queries, read the serving peak RSS, then every recipe and discover vs floors."""
+    import random
+
+    import evidence_latency  # type: ignore[import-not-found]
+    import recipe_latency  # type: ignore[import-not-found]
+    import scale_corpus  # type: ignore[import-not-found]
+
+    from agrag.components.llm.openai_chat_client import OpenAIChatClient
+    from agrag.pipelines.evidence_session import EvidenceSession
+    from agrag.pipelines.recipes import load_recipe
+    from agrag.pipelines.runtime import open_runtime
+    from agrag.pipelines.search_engine import SearchEngine
+    from agrag.pipelines.settings import Settings, load_settings
+    from tests.support.scripted_llm import scripted_llm
+    from tests.support.tiny_cross_encoder import make_tiny_cross_encoder
+
+    cross_encoder = make_tiny_cross_encoder(work / "tiny-cross-encoder")
+    settings = load_settings()
+    retrieval = settings.retrieval.model_copy(update={"cross_encoder_model": cross_encoder})
+    rss_before_open = peak_rss_mib()
+    started = time.perf_counter()
+    runtime = open_runtime(OVERRIDES, Settings(settings.agrag, retrieval))
+    out: dict[str, Any] = {"open_seconds": time.perf_counter() - started}
+    warm_up = scale_corpus.queries(WARM_UP_QUERIES, seed=11)
+    timed = scale_corpus.queries(queries, seed=13)
+    try:
+        store, embedder = runtime.store, runtime.embedder
+        with scripted_llm(lambda messages: recipe_latency.SCRIPTED_ANSWER) as llm:
+            client = OpenAIChatClient(llm.base_url, "scripted", timeout_seconds=30, max_retries=0)
+            engine = SearchEngine(store, embedder, retrieval, llm=client)
+            first: dict[str, float] = {}
+            for name in recipe_latency.RECIPES:
+                clock = time.perf_counter()
+                engine.search_sync(warm_up[0], load_recipe(name))
+                first[name] = (time.perf_counter() - clock) * 1000
+            session = EvidenceSession(store, embedder)
+            clock = time.perf_counter()
+            session.discover(warm_up[0], limit=10)
+            first["discover"] = (time.perf_counter() - clock) * 1000
+            for query in warm_up:
+                for name in recipe_latency.RECIPES:
+                    engine.search_sync(query, load_recipe(name))
+                session.discover(query, limit=10)
+            out["first_query_ms"] = first
+            out["serving_peak_rss_mib"] = peak_rss_mib()
+            out["rss_before_open_mib"] = rss_before_open
+            del engine, session
+            random.seed(5)
+            out |= recipe_latency.bench_recipes(
+                store,
+                embedder,
+                settings=retrieval,
+                llm=client,
+                llm_url=llm.base_url,
+                cross_encoder_dir=cross_encoder,
+                warm_up=warm_up[:5],
+                queries=timed,
+            )
+        out["evidence"] = evidence_latency.bench_evidence(store, embedder, warm_up=warm_up[:5], queries=timed)
+        out["store_counts"] = store.counts()
+    finally:
+        runtime.close()
+    out["queries"] = len(timed)
+    return out
+
+
+def run_phase(phase: str, env: dict[str, str], *args: str) -> dict[str, Any]:
+    """Run one phase in a process of its own (its peak RSS is its own); return what it printed as JSON."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
+        out = Path(handle.name)
+    command = [sys.executable, __file__, "--phase", phase, "--phase-output", str(out), *args]
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True)
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    out.unlink()
+    result["process_seconds"] = time.perf_counter() - started
+    return result
+
+
+def bench_size(chunks: int, root: Path, queries: int) -> dict[str, Any]:
+    """Every phase for one corpus size, in folders under ``root`` (removed afterwards)."""
+    import scale_corpus  # type: ignore[import-not-found]
+
+    corpus, data = root / "corpus", root / "data"
+    env = os.environ | {"AGRAG_DATA_DIR": str(data), "PREFECT_HOME": str(root / "prefect")}
+    started = time.perf_counter()
+    files = scale_corpus.write_corpus(corpus, chunks)
+    print(f"[{chunks:,} chunks] corpus: {files:,} files in {time.perf_counter() - started:.0f} s", flush=True)
+    ingest = run_phase("ingest", env, "--corpus", str(corpus))
+    ingest["disk_mib"] = {
+        "graph": disk_mib(data / "graph.kuzu"),
+        "vectors": disk_mib(data / "vectors"),
+        "data_dir": disk_mib(data),
+    }
+    print(f"[{chunks:,} chunks] ingest: {ingest['seconds']:.0f} s, stages {ingest['stage_seconds']}", flush=True)
+    floor = run_phase("floor", env, "--scratch", str(root / "floor"))
+    write = ingest["stage_seconds"].get("write", 0.0)
+    floor["write_stage_ratio"] = write / floor["seconds"]
+    print(f"[{chunks:,} chunks] write stage {write:.1f} s vs bare writes {floor['seconds']:.1f} s", flush=True)
+    serve = run_phase("serve", env, "--work", str(root), "--queries", str(queries))
+    print(f"[{chunks:,} chunks] serve: peak RSS {serve['serving_peak_rss_mib']:.0f} MiB", flush=True)
+    return {"chunks": chunks, "files": files, "ingest": ingest, "write_floor": floor, "serve": serve}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000", help="corpus sizes in chunks, comma-separated")
+    parser.add_argument("--million", action="store_true", help="sizes 10,000, 100,000 and 1,000,000")
+    parser.add_argument("--queries", type=int, default=100, help="timed queries per recipe and size")
+    parser.add_argument("--output", type=Path, default=RESULTS / "bench_scale.json", help="the JSON written")
+    parser.add_argument("--workdir", type=Path, default=None, help="where the corpora and data dirs go (a temp dir)")
+    parser.add_argument("--phase", choices=["ingest", "floor", "serve"], help=argparse.SUPPRESS)
+    parser.add_argument("--phase-output", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--scratch", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules next to this script
+    sys.path.append(str(REPO_ROOT))  # tests/support (the tiny cross-encoder, the scripted LLM); after the rest
+    from agrag.service.runtime_env import apply_offline_defaults
+
+    apply_offline_defaults()
+    if args.phase:
+        data_dir = Path(os.environ["AGRAG_DATA_DIR"])
+        if args.phase == "ingest":
+            result = phase_ingest(args.corpus)
+        elif args.phase == "floor":
+            result = phase_floor(data_dir, args.scratch)
+        else:
+            result = phase_serve(args.work, args.queries)
+        args.phase_output.write_text(json.dumps(result, default=str), encoding="utf-8")
+        return
+    import scale_report  # type: ignore[import-not-found]
+
+    sizes = [10_000, 100_000, 1_000_000] if args.million else [int(s) for s in args.sizes.split(",")]
+    started = time.perf_counter()
+    result: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cpu_cores": os.cpu_count(),
+        "platform": platform.platform(terse=True),
+        "python": platform.python_version(),
+        "embedder": "hashed-384 (embedding excluded: microseconds per text)",
+        "sizes": [],
+    }
+    for chunks in sizes:
+        with tempfile.TemporaryDirectory(prefix=f"agrag-scale-{chunks}-", dir=args.workdir) as tmp:
+            result["sizes"].append(bench_size(chunks, Path(tmp), args.queries))
+        result["growth"] = scale_report.growth(result["sizes"])
+        result["script_wall_seconds"] = time.perf_counter() - started
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    scale_report.print_tables(result)
+    plot = args.output.with_suffix(".png")
+    scale_report.plot(result, plot)
+    print(f"\nJSON written to {args.output}, plot to {plot}")
+
+
+if __name__ == "__main__":
+    main()
