@@ -49,6 +49,7 @@ def main() -> None:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "chunks": args.chunks,
         "queries": args.queries,
+        "load_average_before": os.getloadavg()[0],  # other work on the machine skews every figure: check it
     }
     vectors = {}
     with tempfile.TemporaryDirectory(prefix="agrag-onnx-") as onnx_dir:
@@ -87,6 +88,7 @@ def main() -> None:
             "lowest_cosine": float(cosines.min()),
         }
         print(f"{backend} vs torch", result[f"{backend}_vs_torch"])
+    result["load_average_after"] = os.getloadavg()[0]
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 
