@@ -89,8 +89,6 @@ def phase_floor(data_dir: Path, scratch: Path) -> dict[str, Any]:
 
 def phase_serve(work: Path, queries: int) -> dict[str, Any]:
     """Open the data dir, time first queries, read the serving peak RSS, then every recipe and discover vs floors."""
-    import random
-
     import evidence_latency  # type: ignore[import-not-found]
     import recipe_latency  # type: ignore[import-not-found]
     import scale_corpus  # type: ignore[import-not-found]
@@ -135,7 +133,6 @@ def phase_serve(work: Path, queries: int) -> dict[str, Any]:
             out["serving_peak_rss_mib"] = peak_rss_mib()
             out["rss_before_open_mib"] = rss_before_open
             del engine, session
-            random.seed(5)
             out |= recipe_latency.bench_recipes(
                 store,
                 embedder,

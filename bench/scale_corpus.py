@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from bench_ingest_search import PARTS, VERBS, WORDS  # type: ignore[import-not-found]  # make bench's vocabulary
 
 SECTIONS_PER_FILE = 20
 ZIPF_EXPONENT = 1.05
@@ -24,14 +25,6 @@ SYLLABLES = (
     "ka lo ve ri san tor mi del ara bex cal dor en fa gil hu ion jor kes lum mar nel oth pra quin ros sel tam "
     "ul vor wen xan yar zel bri cor dra eth fin gor hal ith kal lor mon"
 ).split()  # 48
-PARTS = "Planner Perception Controller Telemetry Scheduler Gateway Mapper Dispatcher Monitor Bridge".split()
-WORDS = (
-    "the robot fleet route aisle segment map obstacle sensor wheel speed battery charge dock queue task order "
-    "shelf pallet picker latency throughput firmware update rollout alert dashboard metric replan traffic lane "
-    "camera frame filter threshold timeout retry release test field warehouse shift night load error fault "
-    "recovery handover config limit budget owner review design plan check safety stop zone grid path cost"
-).split()
-VERBS = "owns maintains reviewed rewrote tuned tested deployed debugged documented replaced monitors".split()
 # Name spaces per kind (ranks beyond them are never drawn): wide enough that a million chunks keep finding new names.
 PEOPLE, COMPONENTS, SITES, ACRONYMS = 48**4, 48**2 * len(PARTS), 48**3, 26**3
 _SCRAMBLE = 2_654_435_761  # odd: multiplying by it modulo a power of 48 permutes the ranks (neighbours look unalike)

@@ -12,10 +12,6 @@ UPSERT_COMMUNITIES = (
     "UNWIND $rows AS r CREATE (k:Community {id: r.id, level: r.level, parent_id: r.parent_id, size: r.size, "
     "title: r.title, summary: r.summary, rating: r.rating, findings: r.findings, method: r.method})"
 )
-LINK_COMMUNITY_MEMBERS = (
-    "UNWIND $pairs AS p MATCH (e:Entity {id: p.entity_id}), (k:Community {id: p.community_id}) "
-    "CREATE (e)-[:IN_COMMUNITY]->(k)"
-)
 GET_COMMUNITIES = (
     "MATCH (k:Community) OPTIONAL MATCH (e:Entity)-[:IN_COMMUNITY]->(k) "
     f"RETURN {CommunityRow.RETURN} "

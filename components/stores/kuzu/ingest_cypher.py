@@ -81,6 +81,5 @@ DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
 DELETE_CHUNK_MENTIONS = "MATCH (c:Chunk)-[m:MENTIONS]->(:Entity) WHERE c.id IN $ids DELETE m"
 DELETE_CHUNK_ABOUT = "MATCH (c:Chunk)-[x:ABOUT]->(:Entity) WHERE c.id IN $ids DELETE x"
 
-EXISTING_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id"
 # Looked up by primary key (`UNWIND`): `e.id IN $ids` would scan every entity on each call.
 STORED_ENTITIES = "UNWIND $ids AS i MATCH (e:Entity) WHERE e.id = i RETURN DISTINCT e.id"
