@@ -266,6 +266,7 @@ def _ingest_changed(
             as_is(embedded.value),
             phase=resolve_phase,
             batch_chunks=ingest.write_batch_chunks,
+            bulk_min_chunks=ingest.bulk_load_min_chunks,
             control=clock.control,
             document_hashes=plan_groups.committed_hashes(plans, config, model),
             plans={doc_id: plan.applied.to_json() for doc_id, plan in plans.items()},

@@ -12,6 +12,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.data_models.graph_load import GraphLoad
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.phase_key import batch_subject, document_subject
 from agrag.components.data_models.resolution import MERGED, Resolution
@@ -46,6 +47,7 @@ def write_stores(
     control: IngestControl | None = None,
     document_hashes: Mapping[str, str] | None = None,
     plans: Mapping[str, str] | None = None,
+    bulk_min_chunks: int | None = None,
 ) -> WriteOutcome:
     """Write chunks, entities, mentions, relations and resolution decisions in commit batches of whole documents.
 
@@ -59,6 +61,9 @@ def write_stores(
     and merge-log run id. ``control`` is checked between batches. The entities a batch touched are recorded as
     waiting for fresh community reports before its commit, so a kill after it still refreshes them. Each document
     is committed with its settings hash (``document_hashes``, else the phase's) and its plan JSON (``plans``).
+
+    A run of at least ``bulk_min_chunks`` chunks (None: never) into an empty graph is written as one batch instead,
+    its graph by bulk copies in one transaction (``_bulk_write``): Kùzu's merges slow down as the graph grows.
     """
     subject = resolution_subject(documents, phase)
     run_key = phase.key("run-id", subject)
@@ -67,18 +72,63 @@ def write_stores(
         run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         phase.journal.save(run_key, run_id)
     merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
+    bulk = bulk_min_chunks is not None and len(chunks) >= bulk_min_chunks and store.graph.graph_is_empty()
     batches = plan_commit_batches(
-        documents, chunks, resolution, chunk_points=points.chunks, entity_points=points.entities, size=batch_chunks
+        documents,
+        chunks,
+        resolution,
+        chunk_points=points.chunks,
+        entity_points=points.entities,
+        size=len(chunks) + 1 if bulk else batch_chunks,
     )
     superseded = removed = 0
+    recorded = (document_hashes or {}, plans or {})
     for batch in batches:
         checkpoint(control)
         with store.writing():
-            written = _write_batch(store, batch, run_id, merged, phase, recorded=(document_hashes or {}, plans or {}))
+            if bulk:
+                written = _bulk_write(store, batch, run_id, phase, recorded=recorded)
+            else:
+                written = _write_batch(store, batch, run_id, merged, phase, recorded=recorded)
         phase.journal.forget(document_subject(*v) for v in document_versions(batch.documents))
         superseded, removed = superseded + written.superseded, removed + written.entities_removed
     phase.journal.forget([subject, batch_subject(document_versions(documents))])
     return WriteOutcome(superseded, removed, len(batches))
+
+
+def _bulk_write(
+    store: KnowledgeStore,
+    batch: CommitBatch,
+    run_id: str,
+    phase: Phase,
+    *,
+    recorded: tuple[Mapping[str, str], Mapping[str, str]],
+) -> WriteOutcome:
+    """Write a first ingestion into the empty graph as one batch: vectors, then one graph transaction.
+
+    The graph's rows go in by bulk copies (``bulk_load``), and the resolution and the commit of the documents in
+    the same transaction, so a run killed inside it leaves the graph empty and writes it all again when started
+    again (the vectors, written first, are upserts by id). The caller holds ``store.writing()``.
+    """
+    store.chunks.upsert(batch.chunk_points)
+    store.entities.upsert(batch.entity_points)
+    load = GraphLoad(
+        documents=tuple(d.document for d in batch.documents),
+        chunks=batch.chunks,
+        entities=batch.entities,
+        mentions=batch.mentions,
+        about=batch.about,
+        relations=batch.relations,
+    )
+    named = {m.entity_id for m in (*batch.mentions, *batch.about)}
+    mark_communities_stale(phase.journal, named | {batch.merged[e] for e in named if e in batch.merged})
+    with store.graph.transaction():
+        store.graph.bulk_load(load)
+        if batch.decisions or batch.candidates:
+            store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
+        _commit(store, batch, phase, recorded)
+    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
+    return WriteOutcome(0, 0)
 
 
 def _write_batch(
@@ -105,6 +155,14 @@ def _write_batch(
     retirement = store.retire_chunks(superseded, keep=batch.keep)
     named = {m.entity_id for m in (*batch.mentions, *batch.about)} | set(retirement.touched)
     mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
+    _commit(store, batch, phase, recorded)
+    return WriteOutcome(len(superseded), len(retirement.removed))
+
+
+def _commit(
+    store: KnowledgeStore, batch: CommitBatch, phase: Phase, recorded: tuple[Mapping[str, str], Mapping[str, str]]
+) -> None:
+    """Commit the batch's documents with their chunk counts, settings hashes and plans: written last."""
     chunk_counts = Counter(c.document_id for c in batch.chunks)
     store.graph.commit_documents(
         [(d.document, chunk_counts[d.document.id]) for d in batch.documents],
@@ -112,4 +170,3 @@ def _write_batch(
         config_hashes=recorded[0],
         plans=recorded[1],
     )
-    return WriteOutcome(len(superseded), len(retirement.removed))

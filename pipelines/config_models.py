@@ -357,6 +357,14 @@ class IngestConfig(StrictModel):
         "same process wait at most for one batch and see each batch's documents as soon as it commits. Smaller "
         "batches make readers wait less, larger ones write a little faster. Does not change what is stored.",
     )
+    bulk_load_min_chunks: int | None = Field(
+        5000,
+        ge=1,
+        description="A first ingestion of at least this many chunks into an empty data dir is written as one "
+        "batch, its graph by bulk copies in one transaction (tens of times faster on a large corpus): searches in "
+        "the same process wait for that write and then see every document at once. null: always write in "
+        "batches of write_batch_chunks.",
+    )
     plan: PlanConfig = Field(
         PlanConfig(), description="Per-file plans: rules picking a chunker and extractor by glob, and their limits."
     )

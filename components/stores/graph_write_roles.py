@@ -6,6 +6,7 @@ Each protocol serves one kind of client; ``GraphStore`` (``graph_store.py``) is 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
 from agrag.components.data_models.chunk import Chunk
@@ -13,6 +14,7 @@ from agrag.components.data_models.community import Community
 from agrag.components.data_models.document import Document
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import Mention
+from agrag.components.data_models.graph_load import GraphLoad
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeDecision, MergeLogEntry, ResolutionCandidate
 from agrag.components.data_models.retirement import Retirement
@@ -92,6 +94,22 @@ class GraphIngestWriter(Protocol):
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
         """Return which of ``entity_ids`` are stored."""
+        ...
+
+    def graph_is_empty(self) -> bool:
+        """True when no document, chunk or entity is stored: ``bulk_load`` may write this graph."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Make the writes inside one transaction: readers see all of them or none, and a crash keeps none."""
+        ...
+
+    def bulk_load(self, load: GraphLoad) -> None:
+        """Write a first ingestion into the empty graph at bulk speed, inside ``transaction()``.
+
+        What the chunk, entity, link and relation upserts would write; the documents stay uncommitted until
+        ``commit_documents``.
+        """
         ...
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:

@@ -11,7 +11,7 @@ from agrag.components.stores.kuzu.communities_cypher import (
     ENTITY_GRAPH_EDGES,
     GET_COMMUNITIES,
     MENTIONS_OF,
-    RELATIONS_AMONG,
+    RELATIONS_FROM,
     UPSERT_COMMUNITIES,
 )
 from agrag.components.stores.kuzu.documents_cypher import (
@@ -192,7 +192,7 @@ __all__ = [
     "READ_ONLY_PROCEDURES",
     "RECORDS_IN_SCOPE",
     "RECORDS_NAMED_OUTSIDE",
-    "RELATIONS_AMONG",
+    "RELATIONS_FROM",
     "RELATIONS_NEAR_CHUNKS",
     "RELATION_TYPES_OF",
     "RELATION_TYPE_COUNTS",

@@ -1,10 +1,11 @@
 """Rows as an Arrow table in a Kùzu table's column order: what ``COPY <table> FROM $rows`` reads.
 
-Bulk ``COPY`` writes rows tens of times faster than ``UNWIND ... CREATE`` (about 0.1 ms against 0.6 to 4 ms per
+Bulk ``COPY`` writes rows tens of times faster than ``UNWIND ... CREATE`` (about 0.01 ms against 0.6 to 7 ms per
 relation here), but in Kùzu 0.11.3 only into an empty table: measured here, copying 2,000 relations into a table of
-306,000 took 184 s, and repeated small copies (one per 200-chunk commit batch) filled the buffer pool until the next
-statement crashed the process. So the store copies only where it has just emptied the table (the community
-membership, replaced as a whole), and ingestion's commit batches keep their idempotent merges.
+300,000 took 2 s (184 s in one ingestion), and repeated small copies (one per 200-chunk commit batch) filled the
+buffer pool until the next statement crashed the process. So the store copies only into tables that are empty: the
+community membership, replaced as a whole, and a first ingestion into an empty graph (``bulk_load.py``); the commit
+batches of later ingestions keep their idempotent merges.
 """
 
 from __future__ import annotations

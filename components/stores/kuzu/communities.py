@@ -29,9 +29,10 @@ class KuzuCommunities(KuzuRetrievalReads):
         """What community reports are written from: the entities, their relations, and the chunks naming them."""
         ids = list(entity_ids)
         entities = self.get_entities(ids)
-        among = sorted(set(ids) | self._members_of(ids))
-        found = self._run_batched(cy.RELATIONS_AMONG, "ids", among, among=among)
-        relations = {r.id: r for r in map(RelationRow.read, found)}
+        members = set(ids) | self._members_of(ids)
+        among = sorted(members)
+        found = self._run_batched(cy.RELATIONS_FROM, "ids", among)
+        relations = {r.id: r for r in (RelationRow.read(row) for row in found if row[-1] in members)}
         mentions = sorted({(row[0], row[1]) for row in self._run_batched(cy.MENTIONS_OF, "ids", among)})
         chunks = self.get_chunks(sorted({c for c, _ in mentions}))
         return entities, list(relations.values()), chunks, mentions

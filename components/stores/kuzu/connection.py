@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,7 @@ class KuzuConnection:
         self._readers_lock = threading.Lock()
         self._closed = False
         self._writes = 0  # write statements committed through this store (see _write_count)
+        self._transaction = False  # the write connection is inside transaction()
         self._table_columns: dict[str, list[tuple[str, str]]] = {}  # (name, type) per table, for bulk copies
         self._open_check = None if read_only else KuzuOpenCheck(self._path, buffer_pool_mb)
         if self._open_check is not None:
@@ -171,6 +173,24 @@ class KuzuConnection:
             returned += self._write(query, {key: list(rows[start : start + _BATCH]), **extra})
         return returned
 
+    def _upsert_each(self, find: str, create: str | None, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Write ``rows`` one statement a row, in one transaction: ``find``, then ``create`` where it found nothing.
+
+        ``find`` returns a row where it found (and updated) what the row stands for. Each statement is sent the
+        row's values it names.
+
+        One statement a row costs about 1 ms whatever the size of the graph, where Kùzu 0.11.3 plans an
+        ``UNWIND $rows ... MATCH (a {id: r.a}), (b {id: r.b})`` as scans of the node tables crossed with the rows
+        (time grows with rows x nodes) and a relation ``MERGE`` as a hash join over its whole table.
+        """
+        if not rows:
+            return
+        names = {query: set(PARAM.findall(query)) for query in (find, create) if query}
+        with self.transaction():
+            for row in rows:
+                if not self._write(find, {k: row[k] for k in names[find]}) and create:
+                    self._write(create, {k: row[k] for k in names[create]})
+
     def _copy(self, table: str, rows: Sequence[Mapping[str, Any]], *, relation: bool = False) -> None:
         """Add ``rows``, all new, to ``table`` with one bulk ``COPY`` (see ``arrow_rows`` for when that is safe)."""
         if not rows:
@@ -181,6 +201,34 @@ class KuzuConnection:
             name, kind = found[0].index("name"), found[0].index("type")
             columns = self._table_columns[table] = [(str(row[name]), str(row[kind])) for row in found[1]]
         self._write(f"COPY {table} FROM $rows", {"rows": arrow_rows(table, columns, rows, relation=relation)})
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside ``transaction()``."""
+        return self._transaction
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make the writes inside one transaction: readers see all of them or none, and a crash keeps none.
+
+        Readers on other connections go on meanwhile and see what was committed before it. Only the thread holding
+        the caller's write lock (``KnowledgeStore.writing()``) may write while it is open; an error inside rolls it
+        back. Reentrant: an inner ``transaction()`` joins the outer one.
+        """
+        if self._transaction:
+            yield
+            return
+        self._write(cy.BEGIN_WRITE)
+        self._transaction = True
+        try:
+            yield
+        except BaseException:
+            self._transaction = False
+            with suppress(StoreError):  # Kùzu ends the transaction itself when a statement in it fails
+                self._write(cy.ROLLBACK_WRITE)
+            raise
+        self._transaction = False
+        self._write(cy.COMMIT_WRITE)
 
     def _write_count(self) -> int:
         """Write statements committed through this store since it opened, read without a query.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agrag.components.stores.kuzu.bulk_load import KuzuBulkLoad
 from agrag.components.stores.kuzu.communities import KuzuCommunities
 from agrag.components.stores.kuzu.documents import KuzuDocuments
 from agrag.components.stores.kuzu.evidence_reads import KuzuEvidenceReads
@@ -19,6 +20,7 @@ __all__ = ["READ_ONLY_MAX_BYTES", "KuzuGraphStore"]
 class KuzuGraphStore(
     KuzuDocuments,
     KuzuIngestWrites,
+    KuzuBulkLoad,
     KuzuResolution,
     KuzuCommunities,
     KuzuRetrievalReads,

@@ -81,5 +81,41 @@ DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"
 DELETE_CHUNK_MENTIONS = "MATCH (c:Chunk)-[m:MENTIONS]->(:Entity) WHERE c.id IN $ids DELETE m"
 DELETE_CHUNK_ABOUT = "MATCH (c:Chunk)-[x:ABOUT]->(:Entity) WHERE c.id IN $ids DELETE x"
 
+# Whether a node table holds a row (``{table}`` is one of the schema's node tables).
+ANY_NODE = "MATCH (n:{table}) RETURN 1 LIMIT 1"
+
 # Looked up by primary key (`UNWIND`): `e.id IN $ids` would scan every entity on each call.
 STORED_ENTITIES = "UNWIND $ids AS i MATCH (e:Entity) WHERE e.id = i RETURN DISTINCT e.id"
+
+# One statement a row, each end looked up by primary key, for graphs too large for the `UNWIND` forms above (see
+# `KuzuConnection._upsert_each`): a `FIND_*` walks from the bound ends (and updates), a `CREATE_*` adds the link where
+# the walk found none, so the pair does what the `MERGE` does.
+NODE_ROWS = "MATCH (n:{table}) RETURN count(*)"
+MERGE_DOCUMENT_IDS = "UNWIND $ids AS i MERGE (d:Document {id: i})"
+FIND_HAS_CHUNK = "MATCH (d:Document {id: $document_id})-[:HAS_CHUNK]->(c:Chunk {id: $chunk_id}) RETURN c.id"
+CREATE_HAS_CHUNK = "MATCH (d:Document {id: $document_id}), (c:Chunk {id: $chunk_id}) CREATE (d)-[:HAS_CHUNK]->(c)"
+FIND_NEXT = "MATCH (a:Chunk {id: $a})-[:NEXT]->(b:Chunk {id: $b}) RETURN a.id"
+CREATE_NEXT = "MATCH (a:Chunk {id: $a}), (b:Chunk {id: $b}) CREATE (a)-[:NEXT]->(b)"
+FIND_PARENT = "MATCH (a:Chunk {id: $a})-[:PARENT]->(b:Chunk {id: $b}) RETURN a.id"
+CREATE_PARENT = "MATCH (a:Chunk {id: $a}), (b:Chunk {id: $b}) CREATE (a)-[:PARENT]->(b)"
+FIND_MENTION = (
+    "MATCH (c:Chunk {id: $chunk_id})-[m:MENTIONS]->(e:Entity {id: $entity_id}) SET m.count = $count RETURN c.id"
+)
+CREATE_MENTION = (
+    "MATCH (c:Chunk {id: $chunk_id}), (e:Entity {id: $entity_id}) CREATE (c)-[:MENTIONS {count: $count}]->(e)"
+)
+FIND_ABOUT = "MATCH (c:Chunk {id: $chunk_id})-[:ABOUT]->(e:Entity {id: $entity_id}) RETURN c.id"
+CREATE_ABOUT = "MATCH (c:Chunk {id: $chunk_id}), (e:Entity {id: $entity_id}) CREATE (c)-[:ABOUT]->(e)"
+FIND_RELATION = (
+    "MATCH (a:Entity {id: $source_id})-[x:RELATED]->(b:Entity {id: $target_id}) WHERE x.id = $id "
+    "SET x.chunk_ids = list_sort(list_distinct(list_concat(x.chunk_ids, $chunk_ids))) RETURN x.id"
+)
+CREATE_RELATION = (
+    "MATCH (a:Entity {id: $source_id}), (b:Entity {id: $target_id}) "
+    "CREATE (a)-[:RELATED {id: $id, type: $type, description: $description, chunk_ids: $chunk_ids}]->(b)"
+)
+SET_RELATION_SUPPORT_ROW = (
+    "MATCH (a:Entity {id: $a})-[x:RELATED]->(b:Entity {id: $b}) WHERE x.id = $id SET x.chunk_ids = $chunk_ids "
+    "RETURN x.id"
+)
+DELETE_RELATION_ROW = "MATCH (a:Entity {id: $a})-[x:RELATED]->(b:Entity {id: $b}) WHERE x.id = $id DELETE x"

@@ -21,14 +21,22 @@ class KuzuIngestWrites(KuzuConnection):
     """What ingestion and re-extraction write: chunks and their links, commits, entities, mentions, relations.
 
     And what they take out again: the support of retired chunks, the links of re-extracted ones, orphan entities.
+    Links are written by one ``UNWIND`` statement per 2,000 rows while the graph is small, and one statement a row
+    once it holds ``per_row_from`` chunks or entities (see ``_large``).
     """
+
+    per_row_from = 20_000
 
     def write_chunks(self, documents: Sequence[Document], chunks: Sequence[Chunk]) -> list[str]:
         """Store the chunks of document versions and their links; mark other versions' chunks superseded."""
         self._write_batched(cy.UPSERT_CHUNKS, "rows", [ChunkRow.params(c) for c in chunks])
-        self._write_batched(
-            cy.LINK_DOCUMENT_CHUNKS, "pairs", [{"document_id": c.document_id, "chunk_id": c.id} for c in chunks]
-        )
+        large = self._large()
+        links = [{"document_id": c.document_id, "chunk_id": c.id} for c in chunks]
+        if large:
+            self._write_batched(cy.MERGE_DOCUMENT_IDS, "ids", sorted({c.document_id for c in chunks}))
+            self._upsert_each(cy.FIND_HAS_CHUNK, cy.CREATE_HAS_CHUNK, links)
+        else:
+            self._write_batched(cy.LINK_DOCUMENT_CHUNKS, "pairs", links)
         by_document: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             by_document.setdefault(chunk.document_id, []).append(chunk)
@@ -37,8 +45,13 @@ class KuzuIngestWrites(KuzuConnection):
             for group in by_document.values()
             for a, b in pairwise(sorted(group, key=lambda c: c.order))
         ]
-        self._write_batched(cy.LINK_NEXT, "pairs", next_pairs)
-        self._write_batched(cy.LINK_PARENT, "pairs", [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id])
+        parents = [{"a": c.id, "b": c.parent_id} for c in chunks if c.parent_id]
+        if large:
+            self._upsert_each(cy.FIND_NEXT, cy.CREATE_NEXT, next_pairs)
+            self._upsert_each(cy.FIND_PARENT, cy.CREATE_PARENT, parents)
+        else:
+            self._write_batched(cy.LINK_NEXT, "pairs", next_pairs)
+            self._write_batched(cy.LINK_PARENT, "pairs", parents)
         versions = [{"id": d.id, "version": d.version} for d in documents]
         return [row[0] for row in self._write_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
 
@@ -79,16 +92,26 @@ class KuzuIngestWrites(KuzuConnection):
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
         """Link chunks to the entities they name."""
         rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count} for m in mentions]
-        self._write_batched(cy.UPSERT_MENTIONS, "rows", rows)
+        if self._large():
+            self._upsert_each(cy.FIND_MENTION, cy.CREATE_MENTION, rows)
+        else:
+            self._write_batched(cy.UPSERT_MENTIONS, "rows", rows)
 
     def upsert_about(self, about: Sequence[Mention]) -> None:
         """Link chunks to the entities they are about."""
         rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id} for m in about]
-        self._write_batched(cy.UPSERT_ABOUT, "rows", rows)
+        if self._large():
+            self._upsert_each(cy.FIND_ABOUT, cy.CREATE_ABOUT, rows)
+        else:
+            self._write_batched(cy.UPSERT_ABOUT, "rows", rows)
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
         """Create relations, or add supporting chunks to stored ones."""
-        self._write_batched(cy.UPSERT_RELATIONS, "rows", [RelationRow.params(r) for r in relations])
+        rows = [RelationRow.params(r) for r in relations]
+        if self._large():
+            self._upsert_each(cy.FIND_RELATION, cy.CREATE_RELATION, rows)
+        else:
+            self._write_batched(cy.UPSERT_RELATIONS, "rows", rows)
 
     def retire_chunks(self, chunk_ids: Sequence[str], keep: Collection[str] = ()) -> Retirement:
         """Take what only these (superseded or deleted) chunks supported out of the current graph.
@@ -149,5 +172,18 @@ class KuzuIngestWrites(KuzuConnection):
             left = [c for c in support if c not in gone]
             if len(left) != len(support):
                 (trimmed if left else drop).append({"id": rel_id, "a": a_id, "b": b_id, "chunk_ids": left})
-        self._write_batched(cy.SET_RELATION_SUPPORT, "rows", trimmed)
-        self._write_batched(cy.DELETE_RELATIONS, "rows", drop)
+        if self._large():
+            self._upsert_each(cy.SET_RELATION_SUPPORT_ROW, None, trimmed)
+            self._upsert_each(cy.DELETE_RELATION_ROW, None, drop)
+        else:
+            self._write_batched(cy.SET_RELATION_SUPPORT, "rows", trimmed)
+            self._write_batched(cy.DELETE_RELATIONS, "rows", drop)
+
+    def _large(self) -> bool:
+        """True when the chunks or the entities are many enough for the links to be written one row a statement.
+
+        Kùzu crosses an ``UNWIND`` with whole node tables (``_upsert_each``): measured here, a relation cost 0.3 ms
+        that way with 5,000 entities, 2.3 ms with 20,000 and 6.6 ms with 80,000, against about 1 to 2 ms a row
+        one statement at a time, whatever the size.
+        """
+        return any(self._write(cy.NODE_ROWS.format(table=t))[0][0] >= self.per_row_from for t in ("Chunk", "Entity"))

@@ -55,6 +55,11 @@ def schema_object(statement: str) -> tuple[str, str | None] | None:
 NODE_TABLES = ("Document", "Chunk", "Entity", "MergeLog", "Candidate", "Community")
 REL_TABLES = ("HAS_CHUNK", "NEXT", "PARENT", "MENTIONS", "ABOUT", "RELATED", "IN_COMMUNITY")
 
+# A write transaction of several statements (``KuzuConnection.transaction()``).
+BEGIN_WRITE = "BEGIN TRANSACTION"
+COMMIT_WRITE = "COMMIT"
+ROLLBACK_WRITE = "ROLLBACK"
+
 GET_INFO = "MATCH (i:StoreInfo) RETURN i.key, i.value"
 
 SET_INFO = "MERGE (i:StoreInfo {key: $key}) SET i.value = $value"

@@ -1,0 +1,188 @@
+"""The bulk first load: a large first ingestion into an empty data dir, its graph copied in one transaction.
+
+It must store exactly what the commit batches store, hand over to the batches for every later run, and leave the
+graph empty when killed inside its transaction, so the run after it writes it all again.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.graph_load import GraphLoad
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import StoreError
+from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
+from agrag.flows.ingest_flow import ingest_flow
+from agrag.pipelines.config_loader import load_config
+from agrag.pipelines.settings import AgragSettings
+from agrag.pipelines.store_factory import open_knowledge_store
+from tests.conftest import EXAMPLES
+from tests.support.store_dump import dump
+
+REPO = Path(__file__).resolve().parents[2]
+BULK = ["ingest.bulk_load_min_chunks=1"]
+BATCHES = ["ingest.bulk_load_min_chunks=null", "ingest.write_batch_chunks=5"]
+
+
+def open_store(data_dir: Path, embedder: SentenceTransformersTextEmbedder) -> KnowledgeStore:
+    return open_knowledge_store(AgragSettings(data_dir=data_dir, _env_file=None), load_config().vector_store, embedder)
+
+
+class BulkLoads:
+    """Counts the real ``bulk_load`` calls of this process."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+
+@pytest.fixture
+def bulk_loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[BulkLoads]:
+    seen = BulkLoads()
+    original = KuzuGraphStore.bulk_load
+
+    def counted(self: KuzuGraphStore, *args: Any, **kwargs: Any) -> None:
+        seen.calls += 1
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(KuzuGraphStore, "bulk_load", counted)
+    yield seen
+
+
+def _ingest(corpus: Path, data_dir: Path, overrides: list[str]) -> None:
+    ingest_flow(str(corpus), overrides, data_dir=str(data_dir), progress_bar=False)
+
+
+def _dump(data_dir: Path, embedder: SentenceTransformersTextEmbedder) -> dict[str, Any]:
+    with open_store(data_dir, embedder) as store:
+        return dump(store)
+
+
+@pytest.fixture(scope="module")
+def batched(
+    prefect_harness: None, embedder: SentenceTransformersTextEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """The example corpus written in commit batches of about 5 chunks: what the bulk load must equal."""
+    data_dir = tmp_path_factory.mktemp("batched") / "data"
+    _ingest(EXAMPLES, data_dir, BATCHES)
+    return _dump(data_dir, embedder)
+
+
+def test_a_bulk_first_load_stores_exactly_what_commit_batches_store(
+    batched: dict[str, Any], embedder: SentenceTransformersTextEmbedder, bulk_loads: BulkLoads, tmp_path: Path
+) -> None:
+    _ingest(EXAMPLES, tmp_path / "data", BULK)
+    assert bulk_loads.calls == 1
+    bulk = _dump(tmp_path / "data", embedder)
+    assert batched["merge_log"] and batched["relations"] and batched["mentions"], "the corpus exercises every table"
+    assert bulk == batched
+
+
+def test_later_runs_write_in_batches_and_end_as_batches_alone_would(
+    batched: dict[str, Any],
+    embedder: SentenceTransformersTextEmbedder,
+    bulk_loads: BulkLoads,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    corpus = tmp_path / "notes"
+    shutil.copytree(EXAMPLES, corpus)
+    (corpus / "team.md").unlink()
+    _ingest(corpus, tmp_path / "bulk", BULK)
+    _ingest(corpus, tmp_path / "batches", BATCHES)
+    assert bulk_loads.calls == 1
+    shutil.copy(EXAMPLES / "team.md", corpus / "team.md")  # a new document
+    with (corpus / "incidents.md").open("a", encoding="utf-8") as notes:  # and a new version of a stored one
+        notes.write("\n\n## Follow-up\n\nMaria Chen reviewed the replanning storm in Lyon with the Atlas team.\n")
+    # after the bulk load, links go one statement a row (as in a large graph); the other side writes them by UNWIND
+    for data_dir, per_row_from in ((tmp_path / "bulk", 0), (tmp_path / "batches", KuzuGraphStore.per_row_from)):
+        monkeypatch.setattr(KuzuGraphStore, "per_row_from", per_row_from)
+        _ingest(corpus, data_dir, BULK)
+    assert bulk_loads.calls == 1, "a graph that holds documents is written in batches"
+    after_bulk = _dump(tmp_path / "bulk", embedder)
+    assert after_bulk == _dump(tmp_path / "batches", embedder)
+    assert any(not row[2] for row in after_bulk["chunks"]), "the edited document's older chunks were superseded"
+
+
+def test_a_first_load_smaller_than_the_setting_writes_in_batches(
+    prefect_harness: None, bulk_loads: BulkLoads, tmp_path: Path
+) -> None:
+    _ingest(EXAMPLES, tmp_path / "data", ["ingest.bulk_load_min_chunks=100000"])
+    assert bulk_loads.calls == 0
+
+
+def test_a_bulk_load_refuses_a_graph_that_holds_documents_or_runs_outside_a_transaction(
+    batched: dict[str, Any], tmp_path: Path
+) -> None:
+    empty = GraphLoad((), (), (), (), (), ())
+    graph = KuzuGraphStore(tmp_path / "graph.kuzu")
+    try:
+        with pytest.raises(StoreError, match="inside the store's transaction"):
+            graph.bulk_load(empty)
+        with graph.transaction():
+            graph.bulk_load(empty)
+        assert graph.graph_is_empty()
+        graph.upsert_entities([Entity(id="e1", name="Ada", label="Person")])
+        with pytest.raises(StoreError, match="needs an empty graph"), graph.transaction():
+            graph.bulk_load(empty)
+    finally:
+        graph.close()
+
+
+def test_an_error_inside_the_transaction_leaves_the_graph_empty_and_the_next_run_loads_it(
+    batched: dict[str, Any],
+    embedder: SentenceTransformersTextEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    original = KuzuGraphStore.commit_documents
+
+    def failing(self: KuzuGraphStore, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        raise StoreError("the disk is full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(KuzuGraphStore, "commit_documents", failing)
+        with pytest.raises(Exception, match="the disk is full"):
+            _ingest(EXAMPLES, tmp_path / "data", BULK)
+    with open_store(tmp_path / "data", embedder) as store:
+        assert store.graph.graph_is_empty(), "nothing of the failed transaction was kept"
+    _ingest(EXAMPLES, tmp_path / "data", BULK)
+    assert _dump(tmp_path / "data", embedder) == batched
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill", ["bulk_load:1", "commit_documents:1"])
+def test_a_run_killed_inside_the_bulk_transaction_is_written_again_whole(
+    batched: dict[str, Any], embedder: SentenceTransformersTextEmbedder, tmp_path: Path, kill: str
+) -> None:
+    import os
+
+    from prefect.settings import PREFECT_API_URL
+
+    data_dir = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_"))}
+    env |= {"AGRAG_DATA_DIR": str(data_dir), "PREFECT_API_URL": str(PREFECT_API_URL.value()), "PYTHONPATH": str(REPO)}
+    killed = subprocess.run(
+        [sys.executable, "-m", "tests.support.die_during_write", kill, "ingest", str(EXAMPLES), *BULK],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, f"{kill}: {killed.stdout}\n{killed.stderr}"
+    with open_store(data_dir, embedder) as store:
+        assert store.graph.graph_is_empty(), "the killed transaction left nothing in the graph"
+    _ingest(EXAMPLES, data_dir, BULK)
+    assert _dump(data_dir, embedder) == batched
