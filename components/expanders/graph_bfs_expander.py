@@ -36,6 +36,9 @@ from agrag.components.stores.vector_store import VectorCollection, VectorHit, Ve
 LINK_BONUS = 0.05
 WALK_CANDIDATES = 100  # relations walked when passages are wanted (the result list still keeps ``limit``)
 MENTIONS_PER_SEED = 50  # a hub seed's chunks that become passage candidates, best supporting first
+# A walked relation's chunks that become passage candidates: those linked most (then by id). A relation between hubs
+# is stated by thousands of chunks at 100,000 chunks, and scoring each against the query cost most of a walk.
+CHUNKS_PER_RELATION = 50
 
 
 @component
@@ -243,16 +246,19 @@ class GraphBfsExpander(StoreBacked):
     ) -> list[SearchResult]:
         assert self.chunks is not None  # checked by the caller
         links: dict[str, int] = {}
-        for chunk_ids in self.graph.supporting_chunk_ids(list(seed_ids)).values():
-            for chunk_id in chunk_ids[:MENTIONS_PER_SEED]:
+        for chunk_ids in self.graph.supporting_chunk_ids(list(seed_ids), limit=MENTIONS_PER_SEED).values():
+            for chunk_id in chunk_ids:
                 links[chunk_id] = links.get(chunk_id, 0) + 1
+        candidates = set(links)
         for relation, _ in steps:
             for chunk_id in relation.chunk_ids:
                 links[chunk_id] = links.get(chunk_id, 0) + 1
-        if not links:
+        for relation, _ in steps:
+            candidates.update(_most_linked(relation.chunk_ids, links))
+        if not candidates:
             return []
         condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
-        cosines = self.chunks.similarities(query_embedding.values, sorted(links), condition)
+        cosines = self.chunks.similarities(query_embedding.values, sorted(candidates), condition)
         scores = {c: cosine + LINK_BONUS * math.log1p(links[c]) for c, cosine in cosines.items()}
         best = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[: self.limit]
         payloads = {p.id: p.payload for p in self.chunks.fetch(best)}
@@ -261,3 +267,12 @@ class GraphBfsExpander(StoreBacked):
         return [
             SearchResult(c, scores[c.id], self.method, (self.method,), parents.get(c.parent_id or "")) for c in chunks
         ]
+
+
+def _most_linked(chunk_ids: Sequence[str], links: dict[str, int]) -> Sequence[str]:
+    """The first ``CHUNKS_PER_RELATION`` of a relation's chunks, most linked first, then by id."""
+    if len(chunk_ids) <= CHUNKS_PER_RELATION:
+        return chunk_ids
+    shared = sorted((c for c in chunk_ids if links[c] > 1), key=lambda c: (-links[c], c))[:CHUNKS_PER_RELATION]
+    rest = sorted(c for c in chunk_ids if links[c] == 1)[: CHUNKS_PER_RELATION - len(shared)]
+    return [*shared, *rest]

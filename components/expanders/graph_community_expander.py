@@ -67,7 +67,7 @@ class GraphCommunityExpander(StoreBacked):
         found = {r.item.id for r in results if isinstance(r.item, Entity)}
         ranked: list[tuple[tuple[int, int, int, float], Community]] = []
         if found and self.top_k:
-            for community in self.graph.communities():
+            for community in self.graph.communities_of(sorted(found)):
                 overlap = len(found.intersection(community.entity_ids))
                 if overlap and community.report is not None and _matches(community, filters):
                     key = (-overlap, -community.level, len(community.entity_ids), -community.report.rating)

@@ -32,8 +32,11 @@ class GraphRetrievalReader(Protocol):
         """Return the stored entities among ``entity_ids``."""
         ...
 
-    def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Current chunks about or mentioning each entity: chunks about it first, then most mentions."""
+    def supporting_chunk_ids(self, entity_ids: Sequence[str], limit: int | None = None) -> dict[str, list[str]]:
+        """Current chunks about or mentioning each entity: chunks about it first, then most mentions.
+
+        ``limit`` keeps the first that many of each entity.
+        """
         ...
 
     def passage_edges(self) -> PassageEdges:

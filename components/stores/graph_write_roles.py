@@ -217,6 +217,10 @@ class GraphCommunityStore(Protocol):
         """Every stored community with its report."""
         ...
 
+    def communities_of(self, entity_ids: Sequence[str]) -> list[Community]:
+        """The stored communities holding any of these resolved entities, with their reports."""
+        ...
+
     def community_ids_of_documents(self, document_ids: Sequence[str]) -> set[str]:
         """The communities holding an entity that current chunks of these documents name or are about."""
         ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Iterable
 from typing import Any, cast
@@ -20,6 +21,7 @@ MIN_PREFETCH = 40
 _NAMESPACE = uuid.UUID("6f1c8f0e-2b7a-4c61-9a57-6a1f2f4c9d11")
 
 
+@functools.lru_cache(maxsize=2**16)  # the chunks of hub relations come back query after query
 def point_uuid(item_id: str) -> str:
     """Qdrant ids must be UUIDs or integers; ours are strings, so each maps to a fixed UUID."""
     return str(uuid.uuid5(_NAMESPACE, item_id))

@@ -29,4 +29,6 @@ RELATIONS_FROM = (
     "UNWIND $ids AS i MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE a.id = i "
     f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)}, b.id"
 )
-COMMUNITIES_OF_ENTITIES = "MATCH (e:Entity)-[:IN_COMMUNITY]->(k:Community) WHERE e.id IN $ids RETURN DISTINCT k.id"
+COMMUNITIES_OF_ENTITIES = (
+    "UNWIND $ids AS i MATCH (e:Entity)-[:IN_COMMUNITY]->(k:Community) WHERE e.id = i RETURN DISTINCT k.id"
+)

@@ -40,6 +40,16 @@ SUPPORTING_CHUNKS = (
 ABOUT_CHUNKS = (
     f"UNWIND $ids AS i MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE e.id = i AND c.current RETURN {_CANONICAL}, c.id"
 )
+# The same for one entity record `$id`, in the order they rank in, the first `$k`: a hub is named by thousands of
+# chunks, and a caller that keeps a few of each entity need not read them all.
+FIRST_SUPPORTING_CHUNKS = (
+    "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE e.id = $id AND c.current "
+    f"RETURN {_CANONICAL}, c.id, m.count ORDER BY m.count DESC, c.id LIMIT $k"
+)
+FIRST_ABOUT_CHUNKS = (
+    "MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE e.id = $id AND c.current "
+    f"RETURN {_CANONICAL}, c.id ORDER BY c.id LIMIT $k"
+)
 
 GET_RELATIONS_OF = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
@@ -80,6 +90,18 @@ TRAVERSE_HOP = {
     TraversalDirection.IN: (_hop("b"),),
     TraversalDirection.BOTH: (_hop("a"), _hop("b")),
 }
+
+
+# The best supported `$k` relations of one entity record `$id`, in a hop statement's order and direction, without the
+# hop's filters: what ``KuzuHopCache`` keeps per record, filtered in memory by each walk.
+def _best(start: str) -> str:
+    return (
+        f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {start}.id = $id "
+        f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)} ORDER BY size(x.chunk_ids) DESC, x.id LIMIT $k"
+    )
+
+
+BEST_OF_HOP = {_hop("a"): _best("a"), _hop("b"): _best("b")}
 # The records merged into others, by the entity they resolved into (what a walk from a resolved id starts from too).
 MERGED_INTO = "MATCH (e:Entity) WHERE e.merged_into <> '' RETURN e.merged_into, e.id"
 CANONICAL_IDS = f"UNWIND $ids AS i MATCH (e:Entity) WHERE e.id = i RETURN e.id, {_CANONICAL}"

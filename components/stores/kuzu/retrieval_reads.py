@@ -33,19 +33,30 @@ class KuzuRetrievalReads(KuzuWalks):
         found = {entity.id: entity for entity in map(EntityRow.read, rows)}
         return [found[i] for i in entity_ids if i in found]
 
-    def supporting_chunk_ids(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Current chunks about or mentioning each entity: chunks about it first, then most mentions, then by id."""
+    def supporting_chunk_ids(self, entity_ids: Sequence[str], limit: int | None = None) -> dict[str, list[str]]:
+        """Current chunks about or mentioning each entity: chunks about it first, then most mentions, then by id.
+
+        ``limit`` keeps the first that many of each entity (read as such: a hub's thousands are not read).
+        """
         asked = sorted(set(entity_ids))
-        params = {"ids": sorted(set(asked) | self._members_of(asked))}
+        records = sorted(set(asked) | self._members_of(asked))
+        if limit is None:
+            params = {"ids": records}
+            about, mentions = self._run(cy.ABOUT_CHUNKS, params), self._run(cy.SUPPORTING_CHUNKS, params)
+        else:  # each record's first `limit` of each kind hold its resolved entity's first `limit`
+            about, mentions = [], []
+            for record in records:
+                about += self._run(cy.FIRST_ABOUT_CHUNKS, {"id": record, "k": limit})
+                mentions += self._run(cy.FIRST_SUPPORTING_CHUNKS, {"id": record, "k": limit})
         ranked: dict[tuple[str, str], tuple[int, int]] = {}
-        for entity_id, chunk_id in self._run(cy.ABOUT_CHUNKS, params):
+        for entity_id, chunk_id in about:
             ranked[(entity_id, chunk_id)] = (0, 0)
-        for entity_id, chunk_id, count in self._run(cy.SUPPORTING_CHUNKS, params):
+        for entity_id, chunk_id, count in mentions:
             ranked.setdefault((entity_id, chunk_id), (1, -int(count)))
         support: dict[str, list[tuple[tuple[int, int], str]]] = {}
         for (entity_id, chunk_id), order in ranked.items():
             support.setdefault(entity_id, []).append((order, chunk_id))
-        return {entity_id: [c for _, c in sorted(pairs)] for entity_id, pairs in support.items()}
+        return {entity_id: [c for _, c in sorted(pairs)][:limit] for entity_id, pairs in support.items()}
 
     def passage_edges(self) -> PassageEdges:
         """Every (chunk, entity) mention and about link of the current chunks, merged entities as their resolved one.

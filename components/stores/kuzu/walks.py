@@ -7,7 +7,8 @@ from typing import Any
 
 from agrag.components.data_models.relation import Relation
 from agrag.components.stores.kuzu.connection import KuzuConnection
-from agrag.components.stores.kuzu.retrieval_cypher import CANONICAL_IDS, MERGED_INTO
+from agrag.components.stores.kuzu.hop_cache import KuzuHopCache
+from agrag.components.stores.kuzu.retrieval_cypher import BEST_OF_HOP, CANONICAL_IDS, MERGED_INTO
 from agrag.components.stores.kuzu.rows import RelationRow
 
 # LIMIT of a hop that has no cap.
@@ -18,6 +19,9 @@ class KuzuWalks(KuzuConnection):
     """Resolving seed ids and walking from them one hop statement at a time."""
 
     _merged_members: tuple[int, dict[str, list[str]]] | None = None  # (write count, members by resolved id)
+    hop_cache_rows = 128
+    """The best relations kept per entity record and direction between walks (``KuzuHopCache``); 0 keeps none."""
+    _hop_cache: KuzuHopCache | None = None
 
     def _canonical_ids(self, entity_ids: Sequence[str]) -> list[str]:
         """The resolved ids of the stored entities among ``entity_ids``, in the order asked, without repeats."""
@@ -34,6 +38,38 @@ class KuzuWalks(KuzuConnection):
                 members.setdefault(resolved, []).append(member)
             cached = self._merged_members = (writes, members)
         return {m for e in entity_ids for m in cached[1].get(e, ())}
+
+    def _hop_rows(self, statement: str, params: dict[str, Any]) -> list[list[Any]]:
+        """The rows of a ``TRAVERSE_HOP`` statement: the best ``$cap`` of each record in ``$ids``, in its order.
+
+        Each record's best relations come from ``KuzuHopCache`` (read on a miss with ``BEST_OF_HOP``) and are
+        filtered here as the statement filters; a record whose kept relations run out before ``$cap`` pass the
+        filters, and that has more, is read with the statement itself. The best ``$cap`` of all records are among
+        the rows returned, so the walk keeps the same relations as one statement over every record would.
+        """
+        cap, keep = params["cap"], self.hop_cache_rows
+        if cap > keep:
+            return self._run(statement, params)
+        writes = self._write_count()  # taken before reading: a write after it makes what is read here stale
+        if self._hop_cache is None:
+            self._hop_cache = KuzuHopCache()
+        best, cache = BEST_OF_HOP[statement], self._hop_cache
+        seen, types = set(params["seen"]), None if params["any_type"] else set(params["types"])
+        rows: list[list[Any]] = []
+        for record in params["ids"]:
+            entry = cache.get(writes, best, record)
+            if entry is None:
+                found = self._run(best, {"id": record, "k": keep})
+                entry = cache.put(writes, best, record, found, complete=len(found) < keep)
+            kept = [
+                list(row)
+                for row in entry.rows
+                if row[0] not in seen and (types is None or row[1] in types) and row[4] != row[5]
+            ][:cap]
+            if len(kept) < cap and not entry.complete:
+                kept = self._run(statement, {**params, "ids": [record]})
+            rows += kept
+        return rows
 
     def _hops(
         self,
@@ -66,7 +102,7 @@ class KuzuWalks(KuzuConnection):
                 rows = self._run(query, {**params, **extra})
             else:
                 params["ids"] = sorted(set(frontier) | self._members_of(frontier))
-                found = {row[0]: row for statement in query for row in self._run(statement, {**params, **extra})}
+                found = {row[0]: row for statement in query for row in self._hop_rows(statement, {**params, **extra})}
                 rows = sorted(found.values(), key=lambda row: (-len(row[3]), row[0]))[:cap]
             reached: list[str] = []
             for row in rows:

@@ -86,3 +86,15 @@ def test_relations_carry_resolved_ends(graph: KuzuGraphStore) -> None:
     relations = [r.item for r in found if isinstance(r.item, Relation)]
     lived_in = next(r for r in relations if r.type == "LIVED_IN")
     assert lived_in.source_id == ID["Babbage"]
+
+
+def test_a_relation_stated_by_many_chunks_offers_those_linked_most_then_the_first_ids() -> None:
+    from agrag.components.expanders.graph_bfs_expander import CHUNKS_PER_RELATION, _most_linked
+
+    chunk_ids = [f"c{n:03d}" for n in range(120)]
+    links = dict.fromkeys(chunk_ids, 1) | {"c110": 3, "c050": 2, "c119": 2}
+    offered = _most_linked(chunk_ids, links)
+    assert len(offered) == CHUNKS_PER_RELATION == 50
+    assert offered[:3] == ["c110", "c050", "c119"]  # linked most, then by id
+    assert offered[3:] == [c for c in chunk_ids if links[c] == 1][:47]
+    assert _most_linked(chunk_ids[:10], links) == chunk_ids[:10]  # a few chunks are all offered

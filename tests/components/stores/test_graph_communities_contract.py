@@ -46,5 +46,8 @@ def test_a_hierarchy_replaces_the_previous_one_with_its_reports(communities: Gra
     communities.replace_communities([Community("k-old", 0, (ID["SLAM"],))])
     communities.replace_communities([top, planner])
     assert communities.communities() == [top, planner]
+    assert communities.communities_of([PLANNER[1], "e-none"]) == [top, planner]
+    assert communities.communities_of([ID["Acme Robotics"]]) == [top]
+    assert communities.communities_of(["e-none"]) == communities.communities_of([]) == []
     assert communities.community_ids_of_documents(["b"]) == {"k-top"}
     assert communities.community_ids_of_documents(["a"]) == {"k-top", "k-planner"}

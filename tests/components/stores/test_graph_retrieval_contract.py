@@ -36,6 +36,9 @@ def test_support_puts_chunks_about_an_entity_first_then_most_mentions(
         ORION: [corpus.chunk("a", 2), corpus.chunk("a", 1)],
         MARIA: [corpus.chunk("a", 1), corpus.chunk("b", 1)],
     }
+    # A limit keeps each entity's first chunks, in the same order.
+    assert reader.supporting_chunk_ids([ORION, MARIA], limit=1) == {k: v[:1] for k, v in support.items()}
+    assert reader.supporting_chunk_ids([ORION, MARIA], limit=5) == support
 
 
 def test_passage_edges_and_relations_resolve_merged_entities(

@@ -232,6 +232,7 @@ def test_a_merge_points_the_member_at_the_resolved_entity_and_an_undo_restores_i
     graph.apply_resolution([decision], [], run_id="run1")
     assert [e.id for e in graph.canonical_entities()] == sorted([maria, entity_id_for("Orion Planner")])
     assert graph.supporting_chunk_ids([maria])[maria] == [chunks[0].id, chunks[1].id]
+    assert graph.supporting_chunk_ids([maria], limit=2)[maria] == [chunks[0].id, chunks[1].id]  # the member's too
     assert (chunks[1].id, maria) in graph.passage_edges().mentions
     (entry,) = graph.merge_log()
     assert (entry.member_name, entry.resolved_name, entry.rule, entry.undone) == (
