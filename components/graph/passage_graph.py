@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import scipy.sparse as sp
 
 from agrag.components.data_models.passage_edges import PassageEdges
+from agrag.components.graph.chunk_mass import ChunkMass
 
 ABOUT_WEIGHT = 3.0  # a chunk is tied to the entity it is about (its title) three times as strongly as to a mention
 _TOLERANCE = 1e-6
@@ -62,9 +61,7 @@ class PassageGraph:
         index = self._entity_index.get(entity_id)
         return 0 if index is None else round(1.0 / self._specificity[index])
 
-    def personalized_pagerank(
-        self, seeds: list[str], damping: float = 0.5, max_iterations: int = 50
-    ) -> Mapping[str, float]:
+    def personalized_pagerank(self, seeds: list[str], damping: float = 0.5, max_iterations: int = 50) -> ChunkMass:
         """PageRank mass on every chunk for a walk that restarts at ``seeds``; empty if no seed is in the graph.
 
         Iterates until the L1 change is below 1e-6 or ``max_iterations`` is reached.
@@ -76,7 +73,7 @@ class PassageGraph:
             if index is not None:
                 restart[n_chunks + index] = self._specificity[index]
         if not restart.any():
-            return {}
+            return ChunkMass(self.chunk_ids, self._chunk_index, np.zeros(n_chunks))
         restart /= restart.sum()
         rank = restart.copy()
         for _ in range(max_iterations):
@@ -85,5 +82,4 @@ class PassageGraph:
             rank = updated
             if converged:
                 break
-        chunk_mass = rank[:n_chunks]
-        return {self.chunk_ids[i]: float(chunk_mass[i]) for i in np.flatnonzero(chunk_mass)}
+        return ChunkMass(self.chunk_ids, self._chunk_index, rank[:n_chunks])

@@ -130,11 +130,11 @@ class PageRankChunkRetriever:
         graph = self.snapshots.scoped(documents) if documents else self.graph()
         condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
         mass = graph.personalized_pagerank(query_entity_ids(query, graph.entities_named), self.damping)
-        walked = sorted(mass, key=lambda chunk_id: (-mass[chunk_id], chunk_id))[:WALK_CANDIDATES]
+        walked = mass.top(WALK_CANDIDATES)
         searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, condition)
         candidates = list(dict.fromkeys([*walked, *(hit.id for hit in searched)]))
         cosines = self.chunk_store.similarities(query_embedding.values, candidates, condition)
-        top_mass = max(mass.values(), default=0.0) or 1.0
+        top_mass = mass.peak() or 1.0
         scores = {
             chunk_id: (mass.get(chunk_id, 0.0) / top_mass + MASS_FLOOR) * math.exp(cosine / self.temperature)
             for chunk_id, cosine in cosines.items()
