@@ -30,7 +30,7 @@ class ChunkMass(Mapping[str, float]):
         return float(self._mass[position])
 
     def __iter__(self) -> Iterator[str]:
-        return (self._ids[i] for i in self._nonzero)
+        return (self._ids[int(i)] for i in self._nonzero)
 
     def __len__(self) -> int:
         return len(self._nonzero)
@@ -51,4 +51,4 @@ class ChunkMass(Mapping[str, float]):
         else:
             positions = self._nonzero
         order = np.lexsort((positions, -values))[:k]  # by mass descending, then position (= id order)
-        return [self._ids[i] for i in positions[order]]
+        return [self._ids[int(i)] for i in positions[order]]
