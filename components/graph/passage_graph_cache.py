@@ -72,8 +72,7 @@ class PassageGraphCache:
             if key in self._scoped:
                 self._scoped.move_to_end(key)
                 return self._scoped[key]
-        inside = whole.edges.within(key[1])
-        graph = PassageGraph(inside)
+        graph = whole.within(key[1])
         with self._lock:
             self._scoped[key] = graph
             while len(self._scoped) > MAX_SCOPED:

@@ -36,6 +36,8 @@ from prefect.settings import (
     temporary_settings,
 )
 
+from agrag.service.server.prefect_home_template import PrefectHomeTemplate
+
 logger = logging.getLogger(__name__)
 
 HOME_FOLDER = "prefect-server"  # inside the data dir
@@ -68,9 +70,14 @@ class PrivatePrefectServer:
         ```
     """
 
-    def __init__(self, home: Path, startup_timeout: float = 90.0) -> None:
-        """Keep the server's files in ``home``; wait up to ``startup_timeout`` seconds for it to answer."""
+    def __init__(self, home: Path, startup_timeout: float = 90.0, template: PrefectHomeTemplate | None = None) -> None:
+        """Keep the server's files in ``home``; wait up to ``startup_timeout`` seconds for it to answer.
+
+        A new ``home`` starts from ``template`` (default: ``PrefectHomeTemplate()``, a migrated database per Prefect
+        version in ``~/.cache/agrag/prefect``), and the first new home of a Prefect version makes it.
+        """
         self.home = Path(home)
+        self.template = template or PrefectHomeTemplate()
         self.startup_timeout = startup_timeout
         self._process: subprocess.Popen[bytes] | None = None
         self._url = ""
@@ -114,6 +121,7 @@ class PrivatePrefectServer:
             "on",
         ]
         reap_orphans(self.home)
+        seeded = self.template.seed(self.home)
         log = (self.home / "server.log").open("ab")
         started = time.monotonic()
         try:
@@ -131,6 +139,8 @@ class PrivatePrefectServer:
         _record(self.home, self._process.pid)
         self._url = f"http://127.0.0.1:{port}/api"
         self._wait_until_up(started, cancelled)
+        if not seeded:
+            self.template.keep(self.home)
         logger.info(
             "Started a private Prefect server for ingestion runs (pid %s, %.1f s)", self.pid, time.monotonic() - started
         )

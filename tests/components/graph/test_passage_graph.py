@@ -57,3 +57,20 @@ def test_entities_are_found_by_normalized_name_only_when_in_the_graph() -> None:
     assert graph.entities_named("jordan lee") == ["p1", "o1"]
     assert graph.entities_named("ghost") == []  # no current chunk names it
     assert graph.entities_named("nobody") == []
+
+
+def test_a_graph_cut_to_documents_equals_the_graph_of_their_edges_alone() -> None:
+    edges = PassageEdges(
+        mentions=(("da.1", "ada"), ("da.1", "orion"), ("db.1", "orion"), ("db.1", "lyon"), ("dc.1", "vega")),
+        about=(("da.2", "orion"), ("db.2", "lyon")),
+        names=(("ada", "ada"), ("orion", "orion"), ("lyon", "lyon"), ("vega", "vega")),
+    )
+    whole = PassageGraph(edges)
+    for documents in (["da"], ["db"], ["da", "db"], ["dc"], ["nothing"]):
+        cut, alone = whole.within(documents), PassageGraph(edges.within(documents))
+        assert len(cut.chunk_ids) == {"da": 2, "db": 2, "dc": 1}.get(documents[0], 0) + 2 * (len(documents) == 2)
+        assert (cut.chunk_ids, cut.entity_ids) == (alone.chunk_ids, alone.entity_ids)
+        for name in ("ada", "orion", "lyon", "vega"):
+            assert cut.entities_named(name) == alone.entities_named(name)
+            assert cut.chunk_count(name) == alone.chunk_count(name)
+            assert dict(cut.personalized_pagerank([name])) == pytest.approx(dict(alone.personalized_pagerank([name])))

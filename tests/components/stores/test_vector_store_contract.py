@@ -238,3 +238,27 @@ def test_a_leg_on_a_closed_store_is_a_store_error(opener: Opener, tmp_path: Path
     store.close()
     with pytest.raises(StoreError, match="Query on"):
         store.query_leg(QueryLeg.KEYWORD, [1.0, 0.0, 0.0, 0.0], "lidar", limit=5)
+
+
+def test_a_large_upsert_stores_every_point_and_reopens_whole(opener: Opener, tmp_path: Path) -> None:
+    many = [
+        VectorPoint(
+            f"p{i}", [1.0, float(i % 7), 0.0, float(i % 3)], f"note {i} on the planner", {STATUS_FIELD: CURRENT}
+        )
+        for i in range(1_203)  # more than one of the Edge shard's update slices (UPSERT_SLICE)
+    ]
+    opened = opener(tmp_path)
+    opened.upsert(many)
+    opened.close()
+    reopened = opener(tmp_path)
+    try:
+        assert reopened.count() == len(many)
+        stored = reopened.fetch([p.id for p in many], with_vectors=True)
+        assert sorted(p.id for p in stored) == sorted(p.id for p in many)
+        last = {p.id: list(p.dense) for p in stored}["p1202"]
+        norm = sum(v * v for v in many[-1].dense) ** 0.5
+        assert [v / sum(x * x for x in last) ** 0.5 for v in last] == pytest.approx(
+            [v / norm for v in many[-1].dense], abs=1e-6
+        ), "the last slice's vectors are stored (a backend may keep them normalized)"
+    finally:
+        reopened.close()
