@@ -220,6 +220,8 @@ def main() -> None:
     import scale_report  # type: ignore[import-not-found]
 
     sizes = [10_000, 100_000, 1_000_000] if args.million else [int(s) for s in args.sizes.split(",")]
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     result: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
