@@ -31,7 +31,9 @@ from tests.support.store_dump import dump
 
 REPO = Path(__file__).resolve().parents[2]
 BULK = ["ingest.bulk_load_min_chunks=1"]
-BATCHES = ["ingest.bulk_load_min_chunks=null", "ingest.write_batch_chunks=5"]
+SMALL_BATCHES = "ingest.write_batch_chunks=5"
+BATCHES = ["ingest.bulk_load_min_chunks=null", SMALL_BATCHES]
+KILL_POINT = "commit_documents:1"  # the Qdrant and Kùzu writes after the COPY, all in the open transaction
 
 
 def open_store(data_dir: Path, embedder: SentenceTransformersTextEmbedder) -> KnowledgeStore:
@@ -90,7 +92,7 @@ def test_a_bulk_first_load_stores_what_batches_store_and_later_runs_write_in_bat
     _ingest(corpus, tmp_path / "bulk", BULK)
     assert bulk_loads.calls == 1
     # a first load smaller than the setting is written in commit batches of about 5 chunks
-    _ingest(corpus, tmp_path / "batches", [*BATCHES[1:], "ingest.bulk_load_min_chunks=100000"])
+    _ingest(corpus, tmp_path / "batches", [SMALL_BATCHES, "ingest.bulk_load_min_chunks=100000"])
     assert bulk_loads.calls == 1
     first = _dump(tmp_path / "bulk", embedder)
     assert first["merge_log"] and first["relations"] and first["mentions"], "the corpus exercises every table"
@@ -154,15 +156,13 @@ def test_a_run_killed_inside_the_bulk_transaction_is_written_again_whole(
 ) -> None:
     import os
 
-    kill = "commit_documents:1"  # the Qdrant and Kùzu writes after the COPY, all in the open transaction
-
     from prefect.settings import PREFECT_API_URL
 
     data_dir = tmp_path / "data"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_"))}
     env |= {"AGRAG_DATA_DIR": str(data_dir), "PREFECT_API_URL": str(PREFECT_API_URL.value()), "PYTHONPATH": str(REPO)}
     killed = subprocess.run(
-        [sys.executable, "-m", "tests.support.die_during_write", kill, "ingest", str(EXAMPLES), *BULK],
+        [sys.executable, "-m", "tests.support.die_during_write", KILL_POINT, "ingest", str(EXAMPLES), *BULK],
         env=env,
         cwd=REPO,
         capture_output=True,
@@ -170,7 +170,7 @@ def test_a_run_killed_inside_the_bulk_transaction_is_written_again_whole(
         timeout=300,
         check=False,
     )
-    assert killed.returncode == -signal.SIGKILL, f"{kill}: {killed.stdout}\n{killed.stderr}"
+    assert killed.returncode == -signal.SIGKILL, f"{KILL_POINT}: {killed.stdout}\n{killed.stderr}"
     with open_store(data_dir, embedder) as store:
         assert store.graph.graph_is_empty(), "the killed transaction left nothing in the graph"
     _ingest(EXAMPLES, data_dir, BULK)
