@@ -69,9 +69,10 @@ class PrefectHomeTemplate:
     def keep(self, home: Path) -> None:
         """Make ``home``'s database the template of this Prefect version if there is none yet.
 
-        Call it right after a server started on a new home answers: its database is then migrated and holds
-        nothing but Prefect's block types. The copy is a consistent snapshot (SQLite's backup), written beside the
-        template and renamed into place, so concurrent starts never see half a template.
+        Call it only for a home that had no database before its server started, right after that server answers:
+        its database is then migrated and holds nothing but Prefect's block types (a used home holds its runs).
+        The copy is a consistent snapshot (SQLite's backup), written beside the template and renamed into place, so
+        concurrent starts never see half a template.
         """
         if self.path.exists() or not (home / DATABASE).is_file():
             return

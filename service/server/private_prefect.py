@@ -36,7 +36,7 @@ from prefect.settings import (
     temporary_settings,
 )
 
-from agrag.service.server.prefect_home_template import PrefectHomeTemplate
+from agrag.service.server.prefect_home_template import DATABASE, PrefectHomeTemplate
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +121,9 @@ class PrivatePrefectServer:
             "on",
         ]
         reap_orphans(self.home)
-        seeded = self.template.seed(self.home)
+        # only a home with no database yet is seeded or becomes the template: a used one holds this data dir's runs
+        new_home = not (self.home / DATABASE).exists()
+        seeded = new_home and self.template.seed(self.home)
         log = (self.home / "server.log").open("ab")
         started = time.monotonic()
         try:
@@ -139,7 +141,7 @@ class PrivatePrefectServer:
         _record(self.home, self._process.pid)
         self._url = f"http://127.0.0.1:{port}/api"
         self._wait_until_up(started, cancelled)
-        if not seeded:
+        if new_home and not seeded:
             self.template.keep(self.home)
         logger.info(
             "Started a private Prefect server for ingestion runs (pid %s, %.1f s)", self.pid, time.monotonic() - started
@@ -168,7 +170,7 @@ class PrivatePrefectServer:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API_", "PREFECT_UI_"))}
         return env | {
             "PREFECT_HOME": str(self.home),
-            "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{self.home / 'prefect.db'}",
+            "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{self.home / DATABASE}",
             "PREFECT_UI_ENABLED": "0",
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "DO_NOT_TRACK": "1",

@@ -1,5 +1,6 @@
 """A new Prefect home starts from the migrated database the first one left, and a damaged template is ignored."""
 
+import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -76,3 +77,21 @@ def test_an_unwritable_cache_folder_leaves_no_template_and_no_error(tmp_path: Pa
         connection.commit()
     template.keep(home)
     assert blocked.is_file() and not template.seed(tmp_path / "other")
+
+
+def test_a_used_home_never_becomes_the_template(tmp_path: Path) -> None:
+    template = PrefectHomeTemplate(tmp_path / "cache")
+    home = tmp_path / "used"
+    server = PrivatePrefectServer(home, template=template)
+    url = server.start()
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            assert probe(1) == 2
+    finally:
+        server.stop()
+    shutil.rmtree(template.folder)  # as for a data dir made before templates existed
+    again = PrivatePrefectServer(home, template=template)
+    again.start()
+    again.stop()
+    assert rows(home / "prefect.db", "flow_run") == 1
+    assert not template.path.exists(), "a database holding this data dir's runs is not copied into new homes"
