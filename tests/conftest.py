@@ -37,8 +37,10 @@ hypothesis_settings.register_profile("agrag", database=None, deadline=None, prin
 hypothesis_settings.load_profile("agrag")
 
 from agrag.components.embedders.sentence_transformers_text_embedder import (  # noqa: E402
+    BUNDLED_MODEL,
     SentenceTransformersTextEmbedder,
 )
+from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache  # noqa: E402
 from tests.support.fast_loop import (  # noqa: E402, F401 - pytest reads the hooks and the guard from this module
     _fast_guard,
     pytest_addoption,
@@ -60,9 +62,16 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformersTextEmbedder:
-    """The bundled all-MiniLM-L6-v2, loaded once for the session."""
-    model = SentenceTransformersTextEmbedder()
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> SentenceTransformersTextEmbedder:
+    """The bundled all-MiniLM-L6-v2, loaded once for the session, with the embedding cache agrag offers its users.
+
+    Dozens of modules ingest the same example files through this embedder; the cache (what
+    ``AGRAG_EMBEDDING_CACHE_DIR`` turns on) hands back the vectors the model computed for a text before, float32 as
+    the stores keep them, so each text is encoded once per test process. The flows and ``agrag`` commands that build
+    their own embedder, as a user's do, run without one.
+    """
+    cache = SqliteEmbeddingCache(tmp_path_factory.mktemp("embedding-cache"), BUNDLED_MODEL)
+    model = SentenceTransformersTextEmbedder(cache=cache)
     model.warm_up()
     return model
 

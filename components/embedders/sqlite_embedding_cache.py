@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import sqlite3
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +16,9 @@ from agrag.components.errors import EmbeddingError
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"
 _LOOKUP_BATCH = 500  # SQLite's limit on bound parameters is 999 on old builds
+_BUSY_SECONDS = 30.0  # how long a statement waits for another process's write before the cache is skipped
+
+logger = logging.getLogger(__name__)
 
 
 def text_key(text: str) -> bytes:
@@ -41,40 +46,60 @@ class SqliteEmbeddingCache:
         self.path = folder / f"{slug}.sqlite"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=_BUSY_SECONDS)
+            # Readers of other processes (a server and a CLI on one cache folder) go on while one writes, and a commit
+            # does not wait for the disk: what a crash loses is only vectors to compute again.
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise EmbeddingError(
                 f"Cannot use the embedding cache at {self.path}: {exc}. "
                 "Point AGRAG_EMBEDDING_CACHE_DIR at a writable folder, or unset it."
             ) from exc
+        # One connection serves every thread of the process (a server embeds queries on many): one statement at a time.
+        self._lock = threading.Lock()
 
     def get_many(self, texts: Sequence[str]) -> dict[int, list[float]]:
-        """Vectors of the texts that are cached, by position in ``texts``."""
+        """Vectors of the texts that are cached, by position in ``texts``.
+
+        A cache that cannot be read (held by another process past the busy timeout, damaged) is logged and finds
+        nothing: the texts are computed, as without a cache.
+        """
         positions: dict[bytes, list[int]] = {}
         for index, text in enumerate(texts):
             positions.setdefault(text_key(text), []).append(index)
         keys = list(positions)
         found: dict[int, list[float]] = {}
-        for start in range(0, len(keys), _LOOKUP_BATCH):
-            batch = keys[start : start + _LOOKUP_BATCH]
-            marks = ",".join("?" * len(batch))
-            rows = self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch)
-            for key, blob in rows:
-                vector = np.frombuffer(blob, dtype=np.float32).tolist()
-                for index in positions[key]:
-                    found[index] = vector
+        try:
+            with self._lock:
+                for start in range(0, len(keys), _LOOKUP_BATCH):
+                    batch = keys[start : start + _LOOKUP_BATCH]
+                    marks = ",".join("?" * len(batch))
+                    rows = self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch)
+                    for key, blob in rows.fetchall():
+                        vector = np.frombuffer(blob, dtype=np.float32).tolist()
+                        for index in positions[key]:
+                            found[index] = vector
+        except sqlite3.Error as exc:
+            logger.warning("The embedding cache at %s could not be read (%s); computing the vectors", self.path, exc)
+            return {}
         return found
 
     def put_many(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
-        """Store vectors for texts (a text already present keeps its vector)."""
+        """Store vectors for texts (a text already present keeps its vector); a failed write is logged, not raised."""
         rows = [(text_key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors, strict=True)]
-        with self._db:
-            self._db.executemany("INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)", rows)
+        try:
+            with self._lock, self._db:
+                self._db.executemany("INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)", rows)
+        except sqlite3.Error as exc:
+            logger.warning("The embedding cache at %s could not keep %d vectors (%s)", self.path, len(rows), exc)
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM vectors").fetchone()[0])
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM vectors").fetchone()[0])
 
     def close(self) -> None:
         """Close the file."""
-        self._db.close()
+        with self._lock:
+            self._db.close()

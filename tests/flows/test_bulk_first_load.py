@@ -30,13 +30,16 @@ from tests.conftest import EXAMPLES
 from tests.support.store_dump import dump
 
 REPO = Path(__file__).resolve().parents[2]
-BULK = ["ingest.bulk_load_min_chunks=1"]
+# What is compared is how the graph and the vectors are written; hashed vectors (no model) keep each run to that.
+HASHED = "embedder=hashed"
+BULK = ["ingest.bulk_load_min_chunks=1", HASHED]
 SMALL_BATCHES = "ingest.write_batch_chunks=5"
-BATCHES = ["ingest.bulk_load_min_chunks=null", SMALL_BATCHES]
+BATCHES = ["ingest.bulk_load_min_chunks=null", SMALL_BATCHES, HASHED]
 KILL_POINT = "commit_documents:1"  # the Qdrant and Kùzu writes after the COPY, all in the open transaction
 
 
-def open_store(data_dir: Path, embedder: SentenceTransformersTextEmbedder) -> KnowledgeStore:
+def open_store(data_dir: Path) -> KnowledgeStore:
+    embedder = SentenceTransformersTextEmbedder("hashed-384", backend="hashed")
     return open_knowledge_store(AgragSettings(data_dir=data_dir, _env_file=None), load_config().vector_store, embedder)
 
 
@@ -64,24 +67,21 @@ def _ingest(corpus: Path, data_dir: Path, overrides: list[str]) -> None:
     ingest_flow(str(corpus), overrides, data_dir=str(data_dir), progress_bar=False)
 
 
-def _dump(data_dir: Path, embedder: SentenceTransformersTextEmbedder) -> dict[str, Any]:
-    with open_store(data_dir, embedder) as store:
+def _dump(data_dir: Path) -> dict[str, Any]:
+    with open_store(data_dir) as store:
         return dump(store)
 
 
 @pytest.fixture(scope="module")
-def batched(
-    prefect_harness: None, embedder: SentenceTransformersTextEmbedder, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, Any]:
+def batched(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The example corpus written in commit batches of about 5 chunks: what the bulk load must equal."""
     data_dir = tmp_path_factory.mktemp("batched") / "data"
     _ingest(EXAMPLES, data_dir, BATCHES)
-    return _dump(data_dir, embedder)
+    return _dump(data_dir)
 
 
 def test_a_bulk_first_load_stores_what_batches_store_and_later_runs_write_in_batches(
     prefect_harness: None,
-    embedder: SentenceTransformersTextEmbedder,
     bulk_loads: BulkLoads,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
@@ -92,11 +92,11 @@ def test_a_bulk_first_load_stores_what_batches_store_and_later_runs_write_in_bat
     _ingest(corpus, tmp_path / "bulk", BULK)
     assert bulk_loads.calls == 1
     # a first load smaller than the setting is written in commit batches of about 5 chunks
-    _ingest(corpus, tmp_path / "batches", [SMALL_BATCHES, "ingest.bulk_load_min_chunks=100000"])
+    _ingest(corpus, tmp_path / "batches", [SMALL_BATCHES, "ingest.bulk_load_min_chunks=100000", HASHED])
     assert bulk_loads.calls == 1
-    first = _dump(tmp_path / "bulk", embedder)
+    first = _dump(tmp_path / "bulk")
     assert first["merge_log"] and first["relations"] and first["mentions"], "the corpus exercises every table"
-    assert first == _dump(tmp_path / "batches", embedder), "the bulk load stores exactly what batches store"
+    assert first == _dump(tmp_path / "batches"), "the bulk load stores exactly what batches store"
     shutil.copy(EXAMPLES / "team.md", corpus / "team.md")  # a new document
     with (corpus / "incidents.md").open("a", encoding="utf-8") as notes:  # and a new version of a stored one
         notes.write("\n\n## Follow-up\n\nMaria Chen reviewed the replanning storm in Lyon with the Atlas team.\n")
@@ -105,8 +105,8 @@ def test_a_bulk_first_load_stores_what_batches_store_and_later_runs_write_in_bat
         monkeypatch.setattr(KuzuGraphStore, "per_row_from", per_row_from)
         _ingest(corpus, data_dir, BULK)
     assert bulk_loads.calls == 1, "a graph that holds documents is written in batches"
-    after_bulk = _dump(tmp_path / "bulk", embedder)
-    assert after_bulk == _dump(tmp_path / "batches", embedder)
+    after_bulk = _dump(tmp_path / "bulk")
+    assert after_bulk == _dump(tmp_path / "batches")
     assert any(not row[2] for row in after_bulk["chunks"]), "the edited document's older chunks were superseded"
 
 
@@ -130,7 +130,6 @@ def test_a_bulk_load_refuses_a_graph_that_holds_documents_or_runs_outside_a_tran
 
 def test_an_error_inside_the_transaction_leaves_the_graph_empty_and_the_next_run_loads_it(
     batched: dict[str, Any],
-    embedder: SentenceTransformersTextEmbedder,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
@@ -144,15 +143,15 @@ def test_an_error_inside_the_transaction_leaves_the_graph_empty_and_the_next_run
         patch.setattr(KuzuGraphStore, "commit_documents", failing)
         with pytest.raises(Exception, match="the disk is full"):
             _ingest(EXAMPLES, tmp_path / "data", BULK)
-    with open_store(tmp_path / "data", embedder) as store:
+    with open_store(tmp_path / "data") as store:
         assert store.graph.graph_is_empty(), "nothing of the failed transaction was kept"
     _ingest(EXAMPLES, tmp_path / "data", BULK)
-    assert _dump(tmp_path / "data", embedder) == batched
+    assert _dump(tmp_path / "data") == batched
 
 
 @pytest.mark.slow
 def test_a_run_killed_inside_the_bulk_transaction_is_written_again_whole(
-    batched: dict[str, Any], embedder: SentenceTransformersTextEmbedder, tmp_path: Path
+    batched: dict[str, Any], tmp_path: Path
 ) -> None:
     import os
 
@@ -171,7 +170,7 @@ def test_a_run_killed_inside_the_bulk_transaction_is_written_again_whole(
         check=False,
     )
     assert killed.returncode == -signal.SIGKILL, f"{KILL_POINT}: {killed.stdout}\n{killed.stderr}"
-    with open_store(data_dir, embedder) as store:
+    with open_store(data_dir) as store:
         assert store.graph.graph_is_empty(), "the killed transaction left nothing in the graph"
     _ingest(EXAMPLES, data_dir, BULK)
-    assert _dump(data_dir, embedder) == batched
+    assert _dump(data_dir) == batched

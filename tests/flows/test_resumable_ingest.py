@@ -31,6 +31,8 @@ NOTES = 200
 CONCURRENCY = 4
 STEADY_SECONDS = 3.0  # held requests unchanged this long: no worker is about to send another
 OVERRIDES = [
+    # what is resumed is extraction and the writes; hashed vectors (no model) keep each run to its orchestration
+    "embedder=hashed",
     "ingest/extractor=llm",
     "ingest/ontology=open",
     f"ingest.extractor.concurrency={CONCURRENCY}",

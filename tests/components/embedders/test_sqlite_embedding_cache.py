@@ -1,7 +1,11 @@
+import logging
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
+from agrag.components.embedders import sqlite_embedding_cache
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import EmbeddingError
@@ -43,3 +47,50 @@ def test_an_unwritable_cache_folder_is_an_embedding_error(tmp_path: Path) -> Non
     blocker.write_text("not a folder")
     with pytest.raises(EmbeddingError, match="AGRAG_EMBEDDING_CACHE_DIR"):
         SqliteEmbeddingCache(blocker / "cache", "m")
+
+
+def test_threads_of_one_process_share_the_cache(tmp_path: Path) -> None:
+    """A server embeds the queries of many requests at once, through one cache."""
+    cache = SqliteEmbeddingCache(tmp_path, "m")
+    errors: list[BaseException] = []
+
+    def embed(worker: int) -> None:
+        try:
+            for i in range(100):
+                text = f"query {worker}-{i}"
+                cache.put_many([text], [[float(worker), float(i)]])
+                assert cache.get_many([text]) == {0: [float(worker), float(i)]}
+        except BaseException as exc:  # the test reports what any thread raised
+            errors.append(exc)
+
+    threads = [threading.Thread(target=embed, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(cache) == 800
+
+
+def test_a_cache_another_process_holds_costs_time_not_the_embedding(
+    tmp_path: Path,
+    embedder: SentenceTransformersTextEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(sqlite_embedding_cache, "_BUSY_SECONDS", 0.2)
+    cache = SqliteEmbeddingCache(tmp_path, embedder.model)
+    cached = SentenceTransformersTextEmbedder(embedder.model, cache=cache)
+    cached.embed_batch(["Vega Perception"])
+    other = sqlite3.connect(cache.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process writing, for longer than the busy timeout
+    try:
+        with caplog.at_level(logging.WARNING):
+            vectors = cached.embed_batch(["Vega Perception", "Atlas Controller"])
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert vectors[1] == pytest.approx(embedder.embed_batch(["Atlas Controller"])[0], abs=1e-6)
+    assert cache.get_many(["Vega Perception"]) == {0: vectors[0]}, "readers are not blocked by the writer"
+    assert "could not keep 1 vectors" in caplog.text
+    assert cache.get_many(["Atlas Controller"]) == {}
