@@ -23,13 +23,13 @@ class KuzuRetrievalReads(KuzuWalks):
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the stored chunks among ``chunk_ids``, in the order asked."""
-        rows = self._run(cy.GET_CHUNKS, {"ids": sorted(set(chunk_ids))})
+        rows = self._lookup(cy.GET_CHUNKS, "Chunk", chunk_ids)
         found = {chunk.id: chunk for chunk in map(ChunkRow.read, rows)}
         return [found[i] for i in chunk_ids if i in found]
 
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the stored entities among ``entity_ids``, in the order asked."""
-        rows = self._run(cy.GET_ENTITIES, {"ids": sorted(set(entity_ids))})
+        rows = self._lookup(cy.GET_ENTITIES, "Entity", entity_ids)
         found = {entity.id: entity for entity in map(EntityRow.read, rows)}
         return [found[i] for i in entity_ids if i in found]
 

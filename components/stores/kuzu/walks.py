@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agrag.components.data_models.relation import Relation
-from agrag.components.stores.kuzu.connection import KuzuConnection
 from agrag.components.stores.kuzu.hop_cache import KuzuHopCache
+from agrag.components.stores.kuzu.id_lookups import KuzuIdLookups
 from agrag.components.stores.kuzu.retrieval_cypher import BEST_OF_HOP, CANONICAL_IDS, MERGED_INTO
 from agrag.components.stores.kuzu.rows import RelationRow
 
@@ -15,7 +15,7 @@ from agrag.components.stores.kuzu.rows import RelationRow
 _NO_CAP = 2**62
 
 
-class KuzuWalks(KuzuConnection):
+class KuzuWalks(KuzuIdLookups):
     """Resolving seed ids and walking from them one hop statement at a time."""
 
     _merged_members: tuple[int, dict[str, list[str]]] | None = None  # (write count, members by resolved id)
@@ -25,7 +25,7 @@ class KuzuWalks(KuzuConnection):
 
     def _canonical_ids(self, entity_ids: Sequence[str]) -> list[str]:
         """The resolved ids of the stored entities among ``entity_ids``, in the order asked, without repeats."""
-        resolved = dict(self._run(CANONICAL_IDS, {"ids": sorted(set(entity_ids))}))
+        resolved = dict(self._lookup(CANONICAL_IDS, "Entity", entity_ids))
         return list(dict.fromkeys(resolved[i] for i in entity_ids if i in resolved))
 
     def _members_of(self, entity_ids: Sequence[str]) -> set[str]:

@@ -29,9 +29,11 @@ def as_role(graph_corpus: "tuple[GraphStore, Corpus]", role: type[R]) -> R:
 
 
 def _kuzu_writing_rows(path: Path) -> KuzuGraphStore:
-    """Kùzu writing links one statement a row, as it does once a graph holds 20,000 chunks or entities."""
+    """Kùzu as on a large graph: links written one statement a row (from 20,000 chunks or entities), and nodes
+    looked up by id one statement an id (``KuzuIdLookups``)."""
     store = KuzuGraphStore(path / "graph.kuzu")
     store.per_row_from = 0
+    store.per_id_rows = 0
     return store
 
 
