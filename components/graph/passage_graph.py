@@ -50,29 +50,16 @@ class PassageGraph:
         for name, entity_id in edges.names:
             if entity_id in entity_index:
                 names.setdefault(name, []).append(entity_id)
-        self._build(
-            chunk_ids=chunk_ids,
-            chunk_index=chunk_index,
-            entity_ids=entity_ids,
-            entity_index=entity_index,
-            w=w,
-            names=names,
-        )
+        self._build(chunk_index, entity_index, w, names)
 
     def _build(
-        self,
-        *,
-        chunk_ids: list[str],
-        chunk_index: dict[str, int],
-        entity_ids: list[str],
-        entity_index: dict[str, int],
-        w: sp.csr_matrix,
-        names: dict[str, list[str]],
+        self, chunk_index: dict[str, int], entity_index: dict[str, int], w: sp.csr_matrix, names: dict[str, list[str]]
     ) -> None:
+        """Keep the graph of ``w`` (chunk rows, entity columns, numbered in the order of the two indexes)."""
         # The weights are kept, not the edge list: a document scope's graph is cut from them (the edges as Python
         # tuples took 230 MB at 30,000 chunks, the matrix 5 MB).
-        self.chunk_ids, self._chunk_index = chunk_ids, chunk_index
-        self.entity_ids, self._entity_index = entity_ids, entity_index
+        self.chunk_ids, self._chunk_index = list(chunk_index), chunk_index
+        self.entity_ids, self._entity_index = list(entity_index), entity_index
         self._weights, self._names = w, names
         self._specificity = 1.0 / np.maximum(np.asarray((w > 0).sum(axis=0)).ravel(), 1)
         adjacency = sp.bmat([[None, w], [w.T, None]], format="csr")
@@ -91,19 +78,11 @@ class PassageGraph:
         part = self._weights[rows]
         columns = np.flatnonzero(np.diff(part.tocsc().indptr))  # entities some kept chunk names
         part = part[:, columns]
-        chunk_ids = [self.chunk_ids[i] for i in rows]
-        entity_ids = [self.entity_ids[int(j)] for j in columns]
-        entity_index = {e: i for i, e in enumerate(entity_ids)}
+        chunk_index = {self.chunk_ids[i]: n for n, i in enumerate(rows)}
+        entity_index = {self.entity_ids[int(j)]: n for n, j in enumerate(columns)}
         names = {name: kept for name, ids in self._names.items() if (kept := [e for e in ids if e in entity_index])}
         graph = PassageGraph.__new__(PassageGraph)
-        graph._build(
-            chunk_ids=chunk_ids,
-            chunk_index={c: i for i, c in enumerate(chunk_ids)},
-            entity_ids=entity_ids,
-            entity_index=entity_index,
-            w=part.tocsr(),
-            names=names,
-        )
+        graph._build(chunk_index, entity_index, part.tocsr(), names)
         return graph
 
     def __contains__(self, entity_id: object) -> bool:

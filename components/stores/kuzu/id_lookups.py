@@ -36,7 +36,7 @@ class KuzuIdLookups(KuzuConnection):
 
     per_id_rows = 1_500
     """Rows of the table per asked id above which each id is looked up by its own statement; 0: always."""
-    _table_rows_cache: dict[str, tuple[int, int]] | None = None  # table -> (write count, rows)
+    _table_rows_cache: dict[str, tuple[int, int]] | None = None  # table -> (write count, rows), made on first use
 
     def _lookup(self, unwind: str, table: str, ids: Sequence[str]) -> list[list[Any]]:
         """The rows of ``unwind`` (an ``UNWIND $ids AS i ... WHERE x.id = i`` statement on ``table``) for ``ids``."""
@@ -51,9 +51,10 @@ class KuzuIdLookups(KuzuConnection):
     def _table_rows(self, table: str) -> int:
         """The rows of a node table, counted once per write count of this store."""
         writes = self._write_count()
-        cached = (self._table_rows_cache or {}).get(table)
+        if self._table_rows_cache is None:
+            self._table_rows_cache = {}
+        cached = self._table_rows_cache.get(table)
         if cached is None or cached[0] != writes:
             ((rows,),) = self._run(_TABLE_ROWS.format(table=table))
-            self._table_rows_cache = {**(self._table_rows_cache or {}), table: (writes, int(rows))}
-            return int(rows)
+            cached = self._table_rows_cache[table] = (writes, int(rows))
         return cached[1]

@@ -27,6 +27,24 @@ def migration(database: Path) -> str:
         return str(connection.execute("SELECT version_num FROM alembic_version").fetchone()[0])
 
 
+def probe_on(server: PrivatePrefectServer, value: int) -> int:
+    """Run the probe flow once on ``server`` (started here, stopped after)."""
+    url = server.start()
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            return probe(value)
+    finally:
+        server.stop()
+
+
+def migrated_stub(home: Path) -> None:
+    """A home whose database has a migration table, as a started server's has."""
+    home.mkdir()
+    with closing(sqlite3.connect(home / "prefect.db")) as connection:
+        connection.execute("CREATE TABLE alembic_version (version_num TEXT)")
+        connection.commit()
+
+
 def test_the_first_new_home_leaves_a_template_and_the_next_runs_flows_on_a_copy(tmp_path: Path) -> None:
     template = PrefectHomeTemplate(tmp_path / "cache")
     first = PrivatePrefectServer(tmp_path / "first", template=template)
@@ -41,12 +59,7 @@ def test_the_first_new_home_leaves_a_template_and_the_next_runs_flows_on_a_copy(
     assert template.seed(second_home) and (second_home / "prefect.db").is_file()
     assert not template.seed(second_home), "a home with a database is never overwritten"
     second = PrivatePrefectServer(second_home, template=template)
-    url = second.start()
-    try:
-        with temporary_settings(updates={PREFECT_API_URL: url}):
-            assert probe(41) == 42
-    finally:
-        second.stop()
+    assert probe_on(second, 41) == 42
     assert rows(second_home / "prefect.db", "flow_run") == 1
     assert rows(kept, "flow_run") == 0, "the template is copied, never used in place"
     assert [p.name for p in template.folder.iterdir()] == [template.path.name], "no staging folder is left"
@@ -58,10 +71,7 @@ def test_a_damaged_template_is_not_copied_nor_replaced(tmp_path: Path) -> None:
     (template.path / "prefect.db").write_bytes(b"not a database" * 100)
     home = tmp_path / "home"
     assert not template.seed(home) and not (home / "prefect.db").exists(), "the server migrates its own database"
-    home.mkdir()
-    with closing(sqlite3.connect(home / "prefect.db")) as connection:
-        connection.execute("CREATE TABLE alembic_version (version_num TEXT)")
-        connection.commit()
+    migrated_stub(home)
     template.keep(home)
     assert (template.path / "prefect.db").read_bytes().startswith(b"not a database"), "an existing one is kept"
 
@@ -71,10 +81,7 @@ def test_an_unwritable_cache_folder_leaves_no_template_and_no_error(tmp_path: Pa
     blocked.write_text("a file where the folder should be", encoding="utf-8")
     template = PrefectHomeTemplate(blocked)
     home = tmp_path / "home"
-    home.mkdir()
-    with closing(sqlite3.connect(home / "prefect.db")) as connection:
-        connection.execute("CREATE TABLE alembic_version (version_num TEXT)")
-        connection.commit()
+    migrated_stub(home)
     template.keep(home)
     assert blocked.is_file() and not template.seed(tmp_path / "other")
 
@@ -82,13 +89,7 @@ def test_an_unwritable_cache_folder_leaves_no_template_and_no_error(tmp_path: Pa
 def test_a_used_home_never_becomes_the_template(tmp_path: Path) -> None:
     template = PrefectHomeTemplate(tmp_path / "cache")
     home = tmp_path / "used"
-    server = PrivatePrefectServer(home, template=template)
-    url = server.start()
-    try:
-        with temporary_settings(updates={PREFECT_API_URL: url}):
-            assert probe(1) == 2
-    finally:
-        server.stop()
+    assert probe_on(PrivatePrefectServer(home, template=template), 1) == 2
     shutil.rmtree(template.folder)  # as for a data dir made before templates existed
     again = PrivatePrefectServer(home, template=template)
     again.start()
