@@ -14,6 +14,7 @@ from typing import Final
 EMBEDDER_MODEL: Final = "all-MiniLM-L6-v2"
 EMBEDDER_DEVICE: Final = "cpu"
 EMBEDDER_BATCH_SIZE: Final = 64
+EMBEDDING_CACHE_QUERIES: Final = 10_000  # distinct query vectors an embedding cache keeps (about 15 MB at 384)
 # ingest.parallel: below this many chunks a batch embeds in-process (a cluster takes seconds to start); slices of
 # this many chunks go to a worker at a time.
 PARALLEL_MIN_CHUNKS: Final = 2000

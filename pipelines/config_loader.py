@@ -6,9 +6,12 @@ option and lists what is valid.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import importlib
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, get_args, get_origin
@@ -27,6 +30,12 @@ from agrag.pipelines.settings import load_agrag_settings
 _OVERRIDE_KEY = re.compile(r"Could not override '([^']+)'")
 # Hydra keeps one process-wide GlobalHydra: two compositions at once fail ("GlobalHydra is already initialized").
 _COMPOSE_LOCK = threading.Lock()
+# Composing takes about 60 ms; a server composes for every request that brings overrides. What Hydra reads is the
+# overrides and the YAML files, so their text is the key; a file or override with a resolver (${oc.env:...},
+# ${now:...}) can change without that text changing, so it is never kept.
+_COMPOSED: OrderedDict[tuple[tuple[str, ...], bytes], dict[str, Any]] = OrderedDict()
+_COMPOSED_MAX = 128
+_RESOLVER = re.compile(rb"\$\{[^}]*:")
 
 
 def packaged_conf_dir() -> Path:
@@ -145,6 +154,38 @@ def compose_raw(overrides: Sequence[str] = (), user_dir: Path | None = None) -> 
     """Compose ``conf/`` with Hydra overrides into a plain dict, before validation."""
     dirs = search_dirs(user_dir)
     _check_choices(overrides, dirs)
+    key = _composition_key(overrides, dirs)
+    if key is not None:
+        with _COMPOSE_LOCK:
+            kept = _COMPOSED.get(key)
+            if kept is not None:
+                _COMPOSED.move_to_end(key)
+                return copy.deepcopy(kept)
+    data = _compose(overrides, dirs)
+    if key is not None:
+        with _COMPOSE_LOCK:
+            _COMPOSED[key] = copy.deepcopy(data)
+            if len(_COMPOSED) > _COMPOSED_MAX:
+                _COMPOSED.popitem(last=False)
+    return data
+
+
+def _composition_key(overrides: Sequence[str], dirs: Sequence[Path]) -> tuple[tuple[str, ...], bytes] | None:
+    """What a composition depends on: the overrides and the text of every YAML file, or None if it may change."""
+    if any("${" in override for override in overrides):
+        return None
+    digest = hashlib.blake2b(digest_size=20)
+    for folder in dirs:
+        for path in sorted(folder.rglob("*.yaml")):
+            text = path.read_bytes()
+            if _RESOLVER.search(text):
+                return None
+            digest.update(f"{path}\0{len(text)}\0".encode())
+            digest.update(text)
+    return tuple(overrides), digest.digest()
+
+
+def _compose(overrides: Sequence[str], dirs: Sequence[Path]) -> dict[str, Any]:
     extra = [f"hydra.searchpath=[{','.join('file://' + str(d) for d in dirs[:-1])}]"] if len(dirs) > 1 else []
     try:
         with _COMPOSE_LOCK, initialize_config_dir(version_base="1.3", config_dir=str(dirs[-1]), job_name="agrag"):

@@ -106,7 +106,7 @@ class EvidenceSession:
         filters = None if self.scope.document_ids is None else SearchFilters(document_ids=self.scope.document_ids)
         embedding = None
         if self._discoverer.needs_embedding(mode):
-            embedding = Embedding(tuple(self.embedder.embed_batch([query])[0]))
+            embedding = Embedding(tuple(self.embedder.embed_query(query)))
         out = self._discoverer.run(query=query, mode=mode, limit=limit, query_embedding=embedding, filters=filters)
         found = []
         for result in out["results"]:
@@ -185,7 +185,7 @@ class EvidenceSession:
             names=self._names,
             graph=self.store.graph,
         )
-        embedding = Embedding(tuple(self.embedder.embed_batch([query])[0]))
+        embedding = Embedding(tuple(self.embedder.embed_query(query)))
         out = retriever.run(query=query, query_embedding=embedding, filters=filters)
         if not out["status"].ok:
             raise EvidenceError(f"Entity search failed: {out['status'].error}")

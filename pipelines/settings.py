@@ -25,6 +25,12 @@ class AgragSettings(BaseSettings):
     embedding_cache_dir: Path | None = Field(
         None, description="A folder where computed embeddings are kept, so the same text is never embedded twice."
     )
+    embedding_cache_queries: int = Field(
+        defaults.EMBEDDING_CACHE_QUERIES,
+        ge=0,
+        description="How many distinct query vectors the embedding cache keeps (the oldest go first; 0 keeps none). "
+        "Passage vectors are always kept.",
+    )
     onnx_dir: Path | None = Field(
         None,
         description="Where embedder.backend=onnx and onnx_int8 keep the ONNX export of the embedding model and its "

@@ -59,7 +59,12 @@ def open_embedding_cache(settings: AgragSettings, config: EmbedderConfig) -> Sql
     """The embedding cache of ``AGRAG_EMBEDDING_CACHE_DIR`` for the configured model, or None when it is unset."""
     if settings.embedding_cache_dir is None:
         return None
-    return SqliteEmbeddingCache(settings.embedding_cache_dir, config.model, config.backend.vector_variant)
+    return SqliteEmbeddingCache(
+        settings.embedding_cache_dir,
+        config.model,
+        config.backend.vector_variant,
+        query_capacity=settings.embedding_cache_queries,
+    )
 
 
 def open_vector_store(

@@ -173,7 +173,18 @@ class SentenceTransformersTextEmbedder:
         Returns:
             ``{"embedding": Embedding(...)}``.
         """
-        return {"embedding": Embedding(tuple(self.embed_batch([text])[0]))}
+        return {"embedding": Embedding(tuple(self.embed_query(text)))}
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query text; a cache keeps it among its recent queries (bounded), not with the passages."""
+        if self.cache is None:
+            return self._encode([text], False)[0]
+        found = self.cache.get_many([text])
+        if 0 in found:
+            return found[0]
+        vector = self._encode([text], False)[0]
+        self.cache.put_queries([text], [vector])
+        return vector
 
     def embed_batch(self, texts: Sequence[str], progress_bar: bool | None = None) -> list[list[float]]:
         """Embed many texts in batches; shows a progress bar when asked."""

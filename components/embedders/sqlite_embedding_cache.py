@@ -12,10 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
+from agrag.components import defaults
 from agrag.components.errors import EmbeddingError
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"
-_LOOKUP_BATCH = 500  # SQLite's limit on bound parameters is 999 on old builds
+# Queries are kept apart, in insertion order (the rowid), so a server's stream of distinct questions stays bounded.
+_QUERY_SCHEMA = "CREATE TABLE IF NOT EXISTS queries (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"
+_LOOKUP_BATCH = 400  # each key is bound twice; SQLite's limit on bound parameters is 999 on old builds
 _BUSY_SECONDS = 30.0  # how long a statement waits for another process's write before the cache is skipped
 
 logger = logging.getLogger(__name__)
@@ -30,7 +33,9 @@ class SqliteEmbeddingCache:
     """A file of float32 vectors keyed by the SHA-256 of the embedded text, one file per model.
 
     Re-embedding the same text with the same model returns the stored vector, so a re-ingest after a chunking or
-    extraction change, or an evaluation rerun, pays only for texts it has never seen.
+    extraction change, or an evaluation rerun, pays only for texts it has never seen. Passages are kept for good;
+    query vectors (``put_queries``) only for the last ``query_capacity`` distinct queries, so a long-running server's
+    cache stays bounded.
 
     Usage:
         ```python
@@ -39,8 +44,20 @@ class SqliteEmbeddingCache:
         ```
     """
 
-    def __init__(self, folder: Path, model: str, variant: str = "") -> None:
-        """Keep the vectors of ``model`` (and ``variant``: e.g. ``int8`` for a quantized model) under ``folder``."""
+    def __init__(
+        self, folder: Path, model: str, variant: str = "", query_capacity: int = defaults.EMBEDDING_CACHE_QUERIES
+    ) -> None:
+        """Keep the vectors of ``model`` (and ``variant``: e.g. ``int8`` for a quantized model) under ``folder``.
+
+        Raises:
+            EmbeddingError: the folder or its file cannot be used, or ``query_capacity`` is negative.
+        """
+        if query_capacity < 0:
+            raise EmbeddingError(
+                f"The embedding cache cannot keep {query_capacity} queries. Set AGRAG_EMBEDDING_CACHE_QUERIES to 0 "
+                "(no query is kept) or more."
+            )
+        self.query_capacity = query_capacity
         name = f"{model}-{variant}" if variant else model
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
         self.path = folder / f"{slug}.sqlite"
@@ -52,6 +69,7 @@ class SqliteEmbeddingCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
+            self._db.execute(_QUERY_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise EmbeddingError(
                 f"Cannot use the embedding cache at {self.path}: {exc}. "
@@ -76,7 +94,11 @@ class SqliteEmbeddingCache:
                 for start in range(0, len(keys), _LOOKUP_BATCH):
                     batch = keys[start : start + _LOOKUP_BATCH]
                     marks = ",".join("?" * len(batch))
-                    rows = self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch)
+                    rows = self._db.execute(
+                        f"SELECT key, vector FROM vectors WHERE key IN ({marks}) "
+                        f"UNION ALL SELECT key, vector FROM queries WHERE key IN ({marks})",
+                        batch + batch,
+                    )
                     for key, blob in rows.fetchall():
                         vector = np.frombuffer(blob, dtype=np.float32).tolist()
                         for index in positions[key]:
@@ -95,9 +117,30 @@ class SqliteEmbeddingCache:
         except sqlite3.Error as exc:
             logger.warning("The embedding cache at %s could not keep %d vectors (%s)", self.path, len(rows), exc)
 
+    def put_queries(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+        """Keep the vectors of queries among the last ``query_capacity`` ones (the oldest written go first)."""
+        if self.query_capacity == 0:
+            return
+        rows = [(text_key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors, strict=True)]
+        try:
+            with self._lock, self._db:
+                self._db.executemany("INSERT OR REPLACE INTO queries (key, vector) VALUES (?, ?)", rows)
+                # rowids grow with each insert, so the newest query_capacity rows are those above max - capacity
+                self._db.execute(
+                    "DELETE FROM queries WHERE rowid <= (SELECT max(rowid) FROM queries) - ?", (self.query_capacity,)
+                )
+        except sqlite3.Error as exc:
+            logger.warning("The embedding cache at %s could not keep %d query vectors (%s)", self.path, len(rows), exc)
+
     def __len__(self) -> int:
+        """How many passage vectors the file keeps (queries not counted)."""
         with self._lock:
             return int(self._db.execute("SELECT count(*) FROM vectors").fetchone()[0])
+
+    def queries_kept(self) -> int:
+        """How many query vectors the file keeps."""
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM queries").fetchone()[0])
 
     def close(self) -> None:
         """Close the file."""

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from agrag.components.errors import ConfigError, UnknownConfigChoiceError, UnknownRecipeMethodError
-from agrag.pipelines.config_loader import load_config, packaged_conf_dir
+from agrag.pipelines.config_loader import compose_raw, load_config, packaged_conf_dir
 from agrag.pipelines.config_models import (
     EdgeVectorStoreConfig,
     LexicalExtractorConfig,
@@ -192,3 +192,21 @@ def test_every_preset_is_importable_and_matches_the_spec() -> None:
 def test_a_typo_under_a_group_with_choices_lists_the_valid_keys() -> None:
     with pytest.raises(ConfigError, match=r"ingest\.chunker\.max_chrs is not a setting \(valid keys here: .*max_chars"):
         load_config(["ingest.chunker.max_chrs=800"])
+
+
+def test_a_composition_is_kept_until_a_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server composes per request: the same overrides on the same files come back at once, equal and unshared."""
+    conf = tmp_path / "conf"
+    (conf / "recipe").mkdir(parents=True)
+    mine = conf / "recipe" / "mine.yaml"
+    mine.write_text("methods: [chunk]\nlimit: 4\n")
+    first = compose_raw(["recipe=mine"], conf)
+    first["recipe"]["limit"] = 99  # a caller changing its copy
+    assert compose_raw(["recipe=mine"], conf)["recipe"]["limit"] == 4
+    mine.write_text("methods: [chunk]\nlimit: 6\n")  # the user edits the recipe while the server runs
+    assert load_config(["recipe=mine"], user_dir=conf).recipe.limit == 6
+    mine.write_text("methods: [chunk]\nlimit: ${oc.env:MY_LIMIT}\n")
+    monkeypatch.setenv("MY_LIMIT", "7")
+    assert load_config(["recipe=mine"], user_dir=conf).recipe.limit == 7
+    monkeypatch.setenv("MY_LIMIT", "8")
+    assert load_config(["recipe=mine"], user_dir=conf).recipe.limit == 8, "a resolver is read again"

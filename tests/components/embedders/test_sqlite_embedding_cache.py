@@ -94,3 +94,38 @@ def test_a_cache_another_process_holds_costs_time_not_the_embedding(
     assert cache.get_many(["Vega Perception"]) == {0: vectors[0]}, "readers are not blocked by the writer"
     assert "could not keep 1 vectors" in caplog.text
     assert cache.get_many(["Atlas Controller"]) == {}
+
+
+def test_queries_are_kept_apart_and_only_the_newest_ones(tmp_path: Path) -> None:
+    """A server sees a stream of distinct questions: the cache keeps the last ones, and every passage."""
+    cache = SqliteEmbeddingCache(tmp_path, "m", query_capacity=3)
+    cache.put_many(["a passage"], [[1.0, 0.0]])
+    for i in range(5):
+        cache.put_queries([f"question {i}"], [[0.0, float(i)]])
+    assert cache.queries_kept() == 3
+    assert len(cache) == 1
+    asked = ["question 0", "question 1", "question 2", "question 4", "a passage"]
+    assert cache.get_many(asked) == {2: [0.0, 2.0], 3: [0.0, 4.0], 4: [1.0, 0.0]}
+    cache.put_queries(["question 2"], [[0.0, 2.0]])  # asked again: now the newest
+    cache.put_queries(["question 5"], [[0.0, 5.0]])
+    assert set(cache.get_many(["question 2", "question 3", "question 5"])) <= {0, 1, 2}
+    assert 0 in cache.get_many(["question 2", "question 5"]) and cache.queries_kept() <= 3
+    nothing = SqliteEmbeddingCache(tmp_path / "none", "m", query_capacity=0)
+    nothing.put_queries(["question"], [[1.0]])
+    assert nothing.queries_kept() == 0 and nothing.get_many(["question"]) == {}
+
+
+def test_a_negative_query_capacity_names_the_setting(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError, match="AGRAG_EMBEDDING_CACHE_QUERIES"):
+        SqliteEmbeddingCache(tmp_path, "m", query_capacity=-1)
+
+
+def test_query_embeddings_go_to_the_bounded_part(tmp_path: Path, embedder: SentenceTransformersTextEmbedder) -> None:
+    cache = SqliteEmbeddingCache(tmp_path, embedder.model, query_capacity=2)
+    cached = SentenceTransformersTextEmbedder(embedder.model, cache=cache)
+    vector = cached.run(text="Who wrote the Orion Planner?")["embedding"].values
+    assert list(vector) == pytest.approx(embedder.embed_batch(["Who wrote the Orion Planner?"])[0], abs=1e-6)
+    assert (len(cache), cache.queries_kept()) == (0, 1)
+    assert cached.embed_query("Who wrote the Orion Planner?") == list(vector)
+    cached.embed_batch(["Maria Chen wrote the Orion Planner."])
+    assert (len(cache), cache.queries_kept()) == (1, 1)
