@@ -6,6 +6,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from prefect import task
@@ -104,14 +105,35 @@ def _bulk_write(
     *,
     recorded: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> WriteOutcome:
-    """Write a first ingestion into the empty graph as one batch: vectors, then one graph transaction.
+    """Write a first ingestion into the empty graph as one batch: vectors, and one graph transaction after them.
 
     The graph's rows go in by bulk copies (``bulk_load``), and the resolution and the commit of the documents in
     the same transaction, so a run killed inside it leaves the graph empty and writes it all again when started
-    again (the vectors, written first, are upserts by id). The caller holds ``store.writing()``.
+    again (the vectors are upserts by id). The vectors are written on a thread of their own while the graph's rows
+    are copied (both engines work outside the GIL), and the documents are committed only once every vector is
+    written: a vector write that fails rolls the graph back. The caller holds ``store.writing()``.
     """
+    # leaving the pool waits for the vector writes, also when the graph's failed: they end under the caller's lock
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agrag-vectors") as pool:
+        _bulk_graph(store, batch, run_id, phase, recorded=recorded, vectors=pool.submit(_upsert_points, store, batch))
+    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
+    return WriteOutcome(0, 0)
+
+
+def _upsert_points(store: KnowledgeStore, batch: CommitBatch) -> None:
     store.chunks.upsert(batch.chunk_points)
     store.entities.upsert(batch.entity_points)
+
+
+def _bulk_graph(
+    store: KnowledgeStore,
+    batch: CommitBatch,
+    run_id: str,
+    phase: Phase,
+    *,
+    recorded: tuple[Mapping[str, str], Mapping[str, str]],
+    vectors: Future[None],
+) -> None:
     load = GraphLoad(
         documents=tuple(d.document for d in batch.documents),
         chunks=batch.chunks,
@@ -126,9 +148,8 @@ def _bulk_write(
         store.graph.bulk_load(load)
         if batch.decisions or batch.candidates:
             store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
+        vectors.result()  # raises what the vector writes raised, inside the transaction: nothing is committed
         _commit(store, batch, phase, recorded)
-    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
-    return WriteOutcome(0, 0)
 
 
 def _write_batch(

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.errors import StoreError
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
+from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.vector_store import VectorCollection
 from agrag.flows.ingest_flow import ingest_flow
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.settings import AgragSettings
@@ -145,6 +148,32 @@ def test_an_error_inside_the_transaction_leaves_the_graph_empty_and_the_next_run
             _ingest(EXAMPLES, tmp_path / "data", BULK)
     with open_store(tmp_path / "data") as store:
         assert store.graph.graph_is_empty(), "nothing of the failed transaction was kept"
+    _ingest(EXAMPLES, tmp_path / "data", BULK)
+    assert _dump(tmp_path / "data") == batched
+
+
+def test_a_vector_write_that_fails_beside_the_copy_commits_nothing_of_the_graph(
+    batched: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """The vectors are written on their own thread while the graph is copied: the graph waits for them to commit."""
+    original = QdrantEdgeVectorStore.upsert
+    calls: list[str] = []
+
+    def failing(self: QdrantEdgeVectorStore, points: Any) -> None:
+        calls.append(threading.current_thread().name)
+        if self.collection is VectorCollection.ENTITIES:
+            raise StoreError("the vector disk is full")
+        original(self, points)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(QdrantEdgeVectorStore, "upsert", failing)
+        with pytest.raises(Exception, match="the vector disk is full"):
+            _ingest(EXAMPLES, tmp_path / "data", BULK)
+    assert calls and all(name.startswith("agrag-vectors") for name in calls)
+    with open_store(tmp_path / "data") as store:
+        assert store.graph.graph_is_empty(), "no document was committed without its vectors"
     _ingest(EXAMPLES, tmp_path / "data", BULK)
     assert _dump(tmp_path / "data") == batched
 
