@@ -3,6 +3,7 @@
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,8 @@ from agrag.components.embedders.sentence_transformers_text_embedder import (  # 
     SentenceTransformersTextEmbedder,
 )
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache  # noqa: E402
+from agrag.pipelines.config_models import EmbedderConfig  # noqa: E402
+from agrag.pipelines.settings import AgragSettings  # noqa: E402
 from tests.support.fast_loop import (  # noqa: E402, F401 - pytest reads the hooks and the guard from this module
     _fast_guard,
     pytest_addoption,
@@ -61,16 +64,60 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
 
 
+class _Switch:
+    on = True
+
+
+_SHARED_EMBEDDINGS = _Switch()
+
+
+@pytest.fixture
+def unshared_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process ingestions of this test run without the session's embedding cache (as a user's without one)."""
+    monkeypatch.setattr(_SHARED_EMBEDDINGS, "on", False)
+
+
 @pytest.fixture(scope="session")
-def embedder(tmp_path_factory: pytest.TempPathFactory) -> SentenceTransformersTextEmbedder:
+def embedding_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedding cache folder of this test process (what ``AGRAG_EMBEDDING_CACHE_DIR`` names for a user)."""
+    return tmp_path_factory.mktemp("embedding-cache")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _in_process_ingestions_share_the_embedding_cache(embedding_cache_dir: Path) -> Iterator[None]:
+    """Ingestions that run in the test process keep their vectors in the session's embedding cache.
+
+    Dozens of modules ingest the same example files through flows that build their own embedder from the settings;
+    with the cache a user turns on with ``AGRAG_EMBEDDING_CACHE_DIR``, each text is encoded once per test process.
+    A test that sets the variable keeps its own folder, one that asks for ``unshared_embeddings`` has none, and so
+    have ``agrag`` commands run in subprocesses, as a user runs them.
+    """
+    runtime = sys.modules.get("agrag.pipelines.runtime")  # imported by every collected module that ingests
+    if runtime is None:
+        yield
+        return
+    original = runtime.open_embedding_cache
+
+    def session_cache(settings: AgragSettings, config: EmbedderConfig) -> SqliteEmbeddingCache | None:
+        if settings.embedding_cache_dir is None and _SHARED_EMBEDDINGS.on:
+            settings = settings.model_copy(update={"embedding_cache_dir": embedding_cache_dir})
+        return original(settings, config)
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(runtime, "open_embedding_cache", session_cache)
+    yield
+    patch.undo()
+
+
+@pytest.fixture(scope="session")
+def embedder(embedding_cache_dir: Path) -> SentenceTransformersTextEmbedder:
     """The bundled all-MiniLM-L6-v2, loaded once for the session, with the embedding cache agrag offers its users.
 
     Dozens of modules ingest the same example files through this embedder; the cache (what
     ``AGRAG_EMBEDDING_CACHE_DIR`` turns on) hands back the vectors the model computed for a text before, float32 as
-    the stores keep them, so each text is encoded once per test process. The flows and ``agrag`` commands that build
-    their own embedder, as a user's do, run without one.
+    the stores keep them, so each text is encoded once per test process.
     """
-    cache = SqliteEmbeddingCache(tmp_path_factory.mktemp("embedding-cache"), BUNDLED_MODEL)
+    cache = SqliteEmbeddingCache(embedding_cache_dir, BUNDLED_MODEL)
     model = SentenceTransformersTextEmbedder(cache=cache)
     model.warm_up()
     return model

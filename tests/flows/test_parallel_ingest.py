@@ -39,6 +39,11 @@ SLICE = 16  # 400 chunks: 25 slices, so a kill lands with some slices journaled 
 PARALLEL = ["ingest.parallel.workers=2", "ingest.parallel.min_chunks=0", f"ingest.parallel.slice_chunks={SLICE}"]
 
 
+@pytest.fixture(autouse=True)
+def _embed_every_slice(unshared_embeddings: None) -> None:
+    """What these tests watch is who embeds each slice: nothing may come from the session's embedding cache."""
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("notes")
