@@ -131,6 +131,14 @@ def test_a_bulk_load_refuses_a_graph_that_holds_documents_or_runs_outside_a_tran
         graph.close()
 
 
+def _fails_leaving_the_graph_empty(data_dir: Path, *, error: str) -> None:
+    """A bulk ingestion that fails with ``error`` (patched in by the caller) keeps nothing of its transaction."""
+    with pytest.raises(Exception, match=error):
+        _ingest(EXAMPLES, data_dir, BULK)
+    with open_store(data_dir) as store:
+        assert store.graph.graph_is_empty(), "nothing of the failed transaction was kept"
+
+
 def test_an_error_inside_the_transaction_leaves_the_graph_empty_and_the_next_run_loads_it(
     batched: dict[str, Any],
     monkeypatch: pytest.MonkeyPatch,
@@ -144,10 +152,7 @@ def test_an_error_inside_the_transaction_leaves_the_graph_empty_and_the_next_run
 
     with monkeypatch.context() as patch:
         patch.setattr(KuzuGraphStore, "commit_documents", failing)
-        with pytest.raises(Exception, match="the disk is full"):
-            _ingest(EXAMPLES, tmp_path / "data", BULK)
-    with open_store(tmp_path / "data") as store:
-        assert store.graph.graph_is_empty(), "nothing of the failed transaction was kept"
+        _fails_leaving_the_graph_empty(tmp_path / "data", error="the disk is full")
     _ingest(EXAMPLES, tmp_path / "data", BULK)
     assert _dump(tmp_path / "data") == batched
 
@@ -169,11 +174,8 @@ def test_a_vector_write_that_fails_beside_the_copy_commits_nothing_of_the_graph(
 
     with monkeypatch.context() as patch:
         patch.setattr(QdrantEdgeVectorStore, "upsert", failing)
-        with pytest.raises(Exception, match="the vector disk is full"):
-            _ingest(EXAMPLES, tmp_path / "data", BULK)
+        _fails_leaving_the_graph_empty(tmp_path / "data", error="the vector disk is full")
     assert calls and all(name.startswith("agrag-vectors") for name in calls)
-    with open_store(tmp_path / "data") as store:
-        assert store.graph.graph_is_empty(), "no document was committed without its vectors"
     _ingest(EXAMPLES, tmp_path / "data", BULK)
     assert _dump(tmp_path / "data") == batched
 
