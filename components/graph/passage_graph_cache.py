@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from haystack.core.serialization import default_from_dict, default_to_dict
 
+from agrag.components.data_models.passage_names import PassageNames
 from agrag.components.graph.passage_graph import PassageGraph
 from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
 from agrag.components.stores.store_ref import StoreRef, graph_part
@@ -58,6 +59,17 @@ class PassageGraphCache:
             if self._snapshot is None or self._snapshot[0] != generation:
                 self._snapshot = (generation, PassageGraph(self.graph_store.passage_edges()))
             return self._snapshot[1]
+
+    def names_for(self, names: Sequence[str]) -> PassageGraph | PassageNames:
+        """What the graph says of ``names``: the current snapshot if built, else the store's answer for them alone.
+
+        A name lookup never builds the snapshot (7.8 s at 100,000 chunks, after every write).
+        """
+        generation = self.graph_store.info().get(GENERATION_KEY, "")
+        with self._lock:
+            if self._snapshot is not None and self._snapshot[0] == generation:
+                return self._snapshot[1]
+        return self.graph_store.passage_names(names)
 
     def scoped(self, documents: Collection[str]) -> PassageGraph:
         """The snapshot of the current chunks of ``documents`` only (the most recent ``MAX_SCOPED`` are kept).

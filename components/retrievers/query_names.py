@@ -36,6 +36,17 @@ def _meaningful(words: list[str]) -> bool:
     return len(normalized) > 1 and normalized not in STOP_WORDS and not normalized.isdigit()
 
 
+def candidate_names(query: str) -> list[str]:
+    """Every normalized name ``query_entity_ids`` may look up for ``query``: its word n-grams up to the longest name."""
+    words = _words(query)
+    found = {
+        normalize_name(" ".join(words[start:end]))
+        for start in range(len(words))
+        for end in range(start + 1, min(len(words), start + MAX_NAME_WORDS) + 1)
+    }
+    return sorted(found)
+
+
 def query_entity_ids(query: str, named: Callable[[str], Sequence[str]]) -> list[str]:
     """Entity ids the query names, longest match first at each position; names inside a longer match are dropped.
 

@@ -11,6 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.passage_edges import PassageEdges
+from agrag.components.data_models.passage_names import PassageNames
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolved_entity import MergedEntity
 from agrag.components.data_models.store_status import GraphCounts
@@ -41,6 +42,10 @@ class GraphRetrievalReader(Protocol):
 
     def passage_edges(self) -> PassageEdges:
         """Every (chunk, entity) mention and about link of the current chunks."""
+        ...
+
+    def passage_names(self, names: Sequence[str]) -> PassageNames:
+        """The resolved entities current chunks name that these normalized names name, with their chunk counts."""
         ...
 
     def relations_of(self, entity_id: str) -> list[Relation]:

@@ -30,6 +30,13 @@ CURRENT_MENTION_EDGES = f"MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.curren
 CURRENT_ABOUT_EDGES = f"MATCH (c:Chunk)-[:ABOUT]->(e:Entity) WHERE c.current RETURN c.id, {_CANONICAL}"
 CANONICAL_NAMES = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.norm_name, e.id"
 MEMBER_NAMES = "MATCH (e:Entity) WHERE e.merged_into <> '' RETURN e.norm_name, e.merged_into"
+# The same, for some names only (the names a query holds), and the current chunks that name one entity record.
+NAMED_RECORDS = (
+    f"MATCH (e:Entity) WHERE e.norm_name IN CAST($names AS STRING[]) RETURN DISTINCT e.norm_name, {_CANONICAL}"
+)
+_NAMING_RECORD = "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE e.id = $id AND c.current"
+COUNT_CHUNKS_NAMING = f"{_NAMING_RECORD} RETURN count(DISTINCT c.id)"
+CHUNKS_NAMING = f"{_NAMING_RECORD} RETURN DISTINCT c.id"
 
 # Current chunks only: a superseded version's text supports nothing in the current graph. An entity's support
 # includes that of the entities merged into it.

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity, normalize_name
 from agrag.components.data_models.passage_edges import PassageEdges
+from agrag.components.data_models.passage_names import PassageNames
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolved_entity import MergedEntity
 from agrag.components.data_models.traversal_direction import TraversalDirection
@@ -14,12 +15,16 @@ from agrag.components.stores.kuzu import retrieval_cypher as cy
 from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, MergedMemberRow, RelationRow
 from agrag.components.stores.kuzu.walks import KuzuWalks
 
+_NAMES_KEPT = 100_000  # names (with their entities' chunk counts) kept between writes by ``passage_names``
+
 
 class KuzuRetrievalReads(KuzuWalks):
     """Chunks and entities by id, their support, the passage graph, relation walks and name lookups."""
 
     # (write count, resolved id -> merged records): see ``_every_merged``
     _merged_cache: tuple[int, dict[str, tuple[MergedEntity, ...]]] | None = None
+    # (write count, name -> resolved ids current chunks name, resolved id -> chunk count): see ``passage_names``
+    _passage_names: tuple[int, dict[str, tuple[str, ...]], dict[str, int]] | None = None
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the stored chunks among ``chunk_ids``, in the order asked."""
@@ -67,6 +72,38 @@ class KuzuRetrievalReads(KuzuWalks):
         about = {(row[0], row[1]) for row in self._run(cy.CURRENT_ABOUT_EDGES)}
         names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
         return PassageEdges(tuple(sorted(mentions)), tuple(sorted(about)), tuple(sorted(names)))
+
+    def passage_names(self, names: Sequence[str]) -> PassageNames:
+        """What ``PassageGraph`` answers for these names, read for them alone (see ``PassageNames``).
+
+        Why: building the whole passage graph to learn which entities a question names took 7.8 s at 100,000
+        chunks, on the first search after every write; this scans the entity names once for the names not asked
+        before (20 to 36 ms at 100,000 chunks) and counts each found entity's chunks from its primary key. What was
+        read is kept until the next write of this store (at most ``_NAMES_KEPT`` names).
+        """
+        writes = self._write_count()
+        kept = self._passage_names
+        if kept is None or kept[0] != writes or len(kept[1]) > _NAMES_KEPT:
+            kept = self._passage_names = (writes, {}, {})
+        _, ids_by_name, counts = kept
+        new = sorted(set(names) - ids_by_name.keys())
+        if new:
+            found: dict[str, set[str]] = {name: set() for name in new}
+            for name, resolved in self._run(cy.NAMED_RECORDS, {"names": new}):
+                found[name].add(resolved)
+            for resolved in sorted(set().union(*found.values()) - counts.keys()):
+                counts[resolved] = self._chunks_naming(resolved)
+            ids_by_name.update({name: tuple(sorted(i for i in ids if counts[i] > 0)) for name, ids in found.items()})
+        asked = {name: ids_by_name[name] for name in names if ids_by_name.get(name)}
+        return PassageNames(asked, {i: counts[i] for ids in asked.values() for i in ids})
+
+    def _chunks_naming(self, resolved: str) -> int:
+        """How many current chunks name or are about ``resolved`` or a record merged into it."""
+        members = self._members_of([resolved])
+        if not members:
+            return int(self._run(cy.COUNT_CHUNKS_NAMING, {"id": resolved})[0][0])
+        records = (resolved, *sorted(members))
+        return len({row[0] for record in records for row in self._run(cy.CHUNKS_NAMING, {"id": record})})
 
     def relations_of(self, entity_id: str) -> list[Relation]:
         """Return the relations touching an entity, in either direction."""
