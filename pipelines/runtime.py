@@ -18,7 +18,7 @@ from haystack import Pipeline
 from agrag.components.data_models.evidence import EvidenceScope, FetchedEvidence
 from agrag.components.data_models.retrieval_method import RetrievalMethod
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import ConfigError, NothingIngestedError, StoreError
+from agrag.components.errors import ConfigError, DocumentNotFoundError, NothingIngestedError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_run_registry import SqliteRunRegistry
@@ -99,6 +99,13 @@ class Runtime:
                     "or stop the process that holds the data dir and open it again with them."
                 )
         return config
+
+    def require_document(self, document_id: str) -> None:
+        """Raise ``DocumentNotFoundError`` unless a stored document has this id (before a delete is queued or run)."""
+        with self.store.reading():
+            known = self.store.graph.document_versions([document_id])
+        if not known.get(document_id):
+            raise DocumentNotFoundError(document_id)
 
     def evidence_session(
         self, scope: EvidenceScope | None = None, fetched: Iterable[FetchedEvidence] = ()

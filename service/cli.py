@@ -238,17 +238,13 @@ def delete(
     from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
 
     try:
-        from agrag.components.errors import DocumentNotFoundError
         from agrag.flows.delete_flow import delete_summary, run_delete
         from agrag.pipelines.runtime import open_runtime, serving
 
         # The data dir is opened once, before Prefect starts: a typo or an unknown id fails at once, and the flow
         # runs on these open stores.
         with open_runtime(list(overrides or [])) as runtime, serving(runtime):
-            with runtime.store.reading():
-                known = runtime.store.graph.document_versions([document_id])
-            if not known.get(document_id):
-                raise DocumentNotFoundError(document_id)
+            runtime.require_document(document_id)
             quiet_prefect_run_loggers()
             with private_prefect_api():
                 report = run_delete(document_id, list(overrides or []))

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agrag.components.data_models.ingestion_run import IngestionRun, RunSource
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
-from agrag.components.errors import DocumentNotFoundError, IngestError
+from agrag.components.errors import IngestError
 from agrag.components.loaders.file_selection import select_in_folder
 from agrag.components.loaders.files_root import resolve_ingest_folder
 from agrag.pipelines.config_models import AgragConfig
@@ -151,10 +151,7 @@ def admin_routes() -> APIRouter:
         """Queue the deletion of a document: what only it supported leaves the graph; its text stays readable."""
         overrides = request.overrides if request is not None else ()
         state.host.config(overrides)
-        with state.host.runtime.store.reading():
-            known = state.host.runtime.store.graph.document_versions([document_id])
-        if not known.get(document_id):
-            raise DocumentNotFoundError(document_id)
+        state.host.runtime.require_document(document_id)
         source = request.source if request is not None else RunSource.HTTP
         return queue.submit_delete(document_id, overrides, source)
 
