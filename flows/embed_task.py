@@ -13,7 +13,7 @@ from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.embedders.embedding_texts import chunk_embedding_text, entity_embedding_text
 from agrag.components.stores.vector_payloads import chunk_payload, entity_payload
 from agrag.components.stores.vector_store import VectorPoint
-from agrag.flows.embed_fanout import SliceEmbedder, embed_all
+from agrag.flows.embed_fanout import SliceEmbedder, embed_all, packed
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_tasks import Phase, PhaseOutput, document_key, document_runs, grouped_by_document
 
@@ -56,7 +56,7 @@ def embed(
     for index, vectors in embedder.embed_slices(texts, control):
         points = {
             c.id: VectorPoint(c.id, vector, text, chunk_payload(c))
-            for c, vector, text in zip(batches[index], vectors, texts[index], strict=True)
+            for c, vector, text in zip(batches[index], packed(vectors), texts[index], strict=True)
         }
         owned = {doc: [points[c.id] for c in groups.get(doc, [])] for doc in runs[index]}
         phase.journal.save_many([(keys[doc], own) for doc, own in owned.items()])
