@@ -18,6 +18,16 @@ _SCHEMA = (
     " finished_at REAL NOT NULL, output BLOB NOT NULL,"
     " PRIMARY KEY (subject, phase, config_hash))"
 )
+_PARTS_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS phase_parts ("
+    " subject TEXT NOT NULL, phase TEXT NOT NULL, config_hash TEXT NOT NULL, part INTEGER NOT NULL,"
+    " data BLOB NOT NULL, PRIMARY KEY (subject, phase, config_hash, part))"
+)
+# SQLite refuses a value over 1,000,000,000 bytes, and the extract and resolve outputs of one run over a million
+# chunks are about twice that pickled: such an output is kept in parts of this size, its row holding a marker.
+PART_BYTES = 256 * 2**20
+_PARTS_MARKER = b"agrag-parts:"  # a pickle starts with its protocol opcode, never with this
+_KEY = "subject = ? AND phase = ? AND config_hash = ?"
 
 
 class SqlitePhaseJournal:
@@ -44,7 +54,7 @@ class SqlitePhaseJournal:
         # WAL with synchronous=NORMAL: a commit survives the process being killed without an fsync per document;
         # a power cut can lose the last commits, which the next run then simply redoes.
         pragmas = ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"]
-        self._file = SqliteFile(self.path, [*pragmas, _SCHEMA], StoreError, "ingestion phase journal")
+        self._file = SqliteFile(self.path, [*pragmas, _SCHEMA, _PARTS_SCHEMA], StoreError, "ingestion phase journal")
 
     def load(self, key: PhaseKey) -> Any | None:
         """The output of a finished phase, or None when it has not finished (or its output no longer reads)."""
@@ -55,14 +65,16 @@ class SqlitePhaseJournal:
         found: dict[PhaseKey, Any] = {}
         with self._file.connection() as db:
             for key in keys:
-                row = db.execute(
-                    "SELECT output FROM phases WHERE subject = ? AND phase = ? AND config_hash = ?",
-                    (key.subject, key.phase, key.config_hash),
-                ).fetchone()
+                where = (key.subject, key.phase, key.config_hash)
+                row = db.execute(f"SELECT output FROM phases WHERE {_KEY}", where).fetchone()
                 if row is None:
                     continue
+                output = bytes(row[0])
+                if output.startswith(_PARTS_MARKER):
+                    parts = db.execute(f"SELECT data FROM phase_parts WHERE {_KEY} ORDER BY part", where)
+                    output = b"".join(bytes(part[0]) for part in parts)
                 try:
-                    found[key] = pickle.loads(row[0])
+                    found[key] = pickle.loads(output)
                 except Exception:  # written by another agrag version: the phase simply runs again
                     continue
         return found
@@ -74,25 +86,34 @@ class SqlitePhaseJournal:
     def save_many(self, items: Sequence[tuple[PhaseKey, Any]]) -> None:
         """Mark several phases finished with their outputs, in one transaction."""
         now = time.time()
-        rows = [
-            (key.subject, key.phase, key.config_hash, now, pickle.dumps(output, protocol=pickle.HIGHEST_PROTOCOL))
-            for key, output in items
-        ]
         with self._file.connection() as db, db:
-            db.executemany(
-                "INSERT OR REPLACE INTO phases (subject, phase, config_hash, finished_at, output)"
-                " VALUES (?, ?, ?, ?, ?)",
-                rows,
-            )
+            for key, output in items:
+                where = (key.subject, key.phase, key.config_hash)
+                blob = pickle.dumps(output, protocol=pickle.HIGHEST_PROTOCOL)
+                db.execute(f"DELETE FROM phase_parts WHERE {_KEY}", where)
+                if len(blob) > PART_BYTES:
+                    view = memoryview(blob)
+                    starts = range(0, len(blob), PART_BYTES)
+                    db.executemany(
+                        "INSERT INTO phase_parts (subject, phase, config_hash, part, data) VALUES (?, ?, ?, ?, ?)",
+                        [(*where, n, view[start : start + PART_BYTES]) for n, start in enumerate(starts)],
+                    )
+                    blob = _PARTS_MARKER + str(len(starts)).encode()
+                db.execute(
+                    "INSERT OR REPLACE INTO phases (subject, phase, config_hash, finished_at, output)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (*where, now, blob),
+                )
 
     def forget(self, subjects: Iterable[str], phase: str | None = None) -> None:
         """Drop the markers of these subjects (of one phase, or of all)."""
         rows = [(s,) for s in subjects]
         if not rows:
             return
-        query = "DELETE FROM phases WHERE subject = ?" + (" AND phase = ?" if phase else "")
+        where = " WHERE subject = ?" + (" AND phase = ?" if phase else "")
         with self._file.connection() as db, db:
-            db.executemany(query, [(*r, phase) for r in rows] if phase else rows)
+            for table in ("phases", "phase_parts"):
+                db.executemany(f"DELETE FROM {table}{where}", [(*r, phase) for r in rows] if phase else rows)
 
     def forget_documents_except(self, kept: Iterable[str], document_ids: Iterable[str]) -> None:
         """Drop the markers of other versions of these documents than the ``kept`` subjects."""

@@ -53,3 +53,32 @@ def test_an_unwritable_place_is_a_store_error(tmp_path: Path) -> None:
 def test_batch_subjects_do_not_depend_on_order() -> None:
     assert batch_subject([("a", "1"), ("b", "2")]) == batch_subject([("b", "2"), ("a", "1")])
     assert batch_subject([("a", "1")]) != batch_subject([("a", "2")])
+
+
+def test_an_output_larger_than_a_part_is_kept_in_parts_and_reads_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the real parts are 256 MiB (SQLite refuses a value over 1e9 bytes); 1 KiB parts show the same paths
+    monkeypatch.setattr("agrag.components.stores.sqlite_phase_journal.PART_BYTES", 1024)
+    path = tmp_path / "phases.sqlite"
+    journal = SqlitePhaseJournal(path)
+    big, small = PhaseKey("batch:x", "extract", "h"), PhaseKey("doc:a.md@v1", "chunk", "h")
+    output = {"relations": [(f"e{i}", f"e{i + 1}", "WORKS_WITH") for i in range(400)]}
+    journal.save_many([(big, output), (small, ["one chunk"])])
+    journal.close()
+
+    with sqlite3.connect(path) as db:
+        parts = db.execute("SELECT part, length(data) FROM phase_parts WHERE subject = 'batch:x'").fetchall()
+        others = db.execute("SELECT count(*) FROM phase_parts WHERE subject != 'batch:x'").fetchone()[0]
+    assert len(parts) > 3 and all(size <= 1024 for _, size in parts), "every stored value stays under the part size"
+    assert sorted(n for n, _ in parts) == list(range(len(parts))) and others == 0
+    reopened = SqlitePhaseJournal(path)
+    assert reopened.load_many([big, small]) == {big: output, small: ["one chunk"]}
+
+    reopened.save(big, ["now small"])  # a replaced output leaves no parts behind
+    assert reopened.load(big) == ["now small"]
+    reopened.save(big, output)
+    reopened.forget(["batch:x"], phase="extract")
+    assert reopened.load(big) is None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM phase_parts").fetchone()[0] == 0, "forgetting drops the parts"
