@@ -11,12 +11,9 @@ from typing import TypeVar, cast
 from prefect import flow
 from prefect.client.schemas.objects import State
 
-from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.ingestion_run import RunKind
 from agrag.components.data_models.loaded_document import LoadedDocument
-from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.phase_key import document_subject
-from agrag.components.data_models.resolution import KEPT_APART, MERGED
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import AgragError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
@@ -25,12 +22,12 @@ from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.flows import community_tasks, plan_groups, write_tasks
 from agrag.flows import ingest_tasks as tasks
 from agrag.flows.community_refresh import refresh_communities
+from agrag.flows.extract_resolve import extract_and_resolve
 from agrag.flows.file_statuses import file_statuses, other_settings, with_plans, without_text
 from agrag.flows.finalize_flow import DEFERRED
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_report import IngestReport
 from agrag.flows.ingest_report_markdown import publish_ingest_report
-from agrag.flows.ingest_tasks import Phase
 from agrag.flows.plan_groups import expected_hashes
 from agrag.flows.run_context import RunContext, current_run, requester, tracked_run
 from agrag.flows.run_inputs import check_overrides, run_folder, run_settings
@@ -208,45 +205,27 @@ def _ingest_changed(
         files=without_text(report.files, changed, chunks),
     )
     clock.completed("chunk", report, final=False)  # how many older chunks are superseded, the write tells
-    extracted = clock.run(
-        "extract",
-        lambda: plan_groups.extract_groups(groups, chunks, llm, journal, progress=progress, control=clock.control),
-    )
-    raw, extraction_failures = extracted.value.extraction, extracted.value.failures
-    report = replace(report, extraction_failures=tuple(extraction_failures), llm_estimate=extracted.value.estimate)
-    clock.completed("extract", replace(report, pruned=_unpruned(raw)))
-    kept, pruned = clock.run("prune", lambda: tasks.prune_to_ontology(as_is(raw), ingest))
-    report = replace(report, pruned=pruned)
-    clock.completed("prune", report)
-    resolve_phase = Phase(journal, plan_groups.resolve_hash(groups, resolution, config, model))
-    resolved = clock.run(
-        "resolve",
-        lambda: tasks.resolve_entities(
-            as_is(changed), as_is(kept), resolution, store, embedder, llm=as_is(llm), phase=resolve_phase
-        ),
-    )
-    resolution_out = resolved.value
-    extraction = resolution_out.extraction
-    merged = {d.member_id for d in resolution_out.decisions if d.decision == MERGED}
-    known = store.entities.existing_ids([e.id for e in extraction.entities])
-    new_entities = [e for e in extraction.entities if e.id not in known]
-    report = replace(
+    resolved = extract_and_resolve(
         report,
-        entities_found=len(extraction.entities),
-        entities_new=len(new_entities),
-        relations_found=len(extraction.relations),
-        merges=len(merged),
-        kept_apart=sum(d.decision == KEPT_APART for d in resolution_out.decisions),
-        candidates=len(resolution_out.candidates),
+        clock,
+        changed,
+        chunks,
+        groups=groups,
+        resolution=resolution,
+        config=config,
+        store=store,
+        embedder=embedder,
+        llm=llm,
+        progress=progress,
     )
-    clock.completed("resolve", report)
+    report = resolved.report
     embedded = clock.run(
         "embed",
         lambda: plan_groups.embed_groups(
             groups,
             chunks,
-            new_entities,
-            merged,
+            resolved.new_entities,
+            resolved.merged,
             embedder,
             journal=journal,
             control=clock.control,
@@ -262,9 +241,9 @@ def _ingest_changed(
             store,
             as_is(changed),
             as_is(chunks),
-            as_is(resolution_out),
+            as_is(resolved.resolution),
             as_is(embedded.value),
-            phase=resolve_phase,
+            phase=resolved.phase,
             batch_chunks=ingest.write_batch_chunks,
             bulk_min_chunks=ingest.bulk_load_min_chunks,
             control=clock.control,
@@ -272,12 +251,7 @@ def _ingest_changed(
             plans={doc_id: plan.applied.to_json() for doc_id, plan in plans.items()},
         ),
     )
-    reused = {
-        "chunk": chunked.reused,
-        "extract": extracted.reused,
-        "resolve": resolved.reused,
-        "embed": embedded.reused,
-    }
+    reused = {"chunk": chunked.reused, **resolved.reused, "embed": embedded.reused}
     report = replace(
         report,
         chunks_superseded=written.superseded,
@@ -286,14 +260,6 @@ def _ingest_changed(
     )
     clock.completed("write", report)
     return report
-
-
-def _unpruned(extraction: Extraction) -> PrunedReport:
-    """What the extract stage found, before the ontology prunes it (the extract line counts all of it)."""
-    return PrunedReport(
-        entities_kept=len({e.id for e in extraction.entities}),
-        relations_kept=len({r.id for r in extraction.relations}),
-    )
 
 
 def _finish(report: IngestReport, clock: StageClock, store: KnowledgeStore) -> IngestReport:

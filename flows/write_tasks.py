@@ -73,7 +73,7 @@ def write_stores(
         run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         phase.journal.save(run_key, run_id)
     merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
-    bulk = bulk_min_chunks is not None and len(chunks) >= bulk_min_chunks and store.graph.graph_is_empty()
+    bulk = writes_in_bulk(store, len(chunks), bulk_min_chunks)
     batches = plan_commit_batches(
         documents,
         chunks,
@@ -95,6 +95,11 @@ def write_stores(
         superseded, removed = superseded + written.superseded, removed + written.entities_removed
     phase.journal.forget([subject, batch_subject(document_versions(documents))])
     return WriteOutcome(superseded, removed, len(batches))
+
+
+def writes_in_bulk(store: KnowledgeStore, chunks: int, bulk_min_chunks: int | None) -> bool:
+    """Whether ``write_stores`` writes a run of ``chunks`` chunks as one bulk load (see there)."""
+    return bulk_min_chunks is not None and chunks >= bulk_min_chunks and store.graph.graph_is_empty()
 
 
 def _bulk_write(

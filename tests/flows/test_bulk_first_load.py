@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +19,13 @@ import pytest
 
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.graph_load import GraphLoad
+from agrag.components.data_models.phase_key import PhaseKey
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import StoreError
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_store import VectorCollection
 from agrag.flows.ingest_flow import ingest_flow
 from agrag.pipelines.config_loader import load_config
@@ -66,6 +68,19 @@ def bulk_loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[BulkLoads]:
     yield seen
 
 
+def _journaled_phases(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The phases journaled in this process from now on, in order."""
+    phases: list[str] = []
+    original = SqlitePhaseJournal.save_many
+
+    def recorded(self: SqlitePhaseJournal, items: Sequence[tuple[PhaseKey, Any]]) -> None:
+        phases.extend(key.phase for key, _ in items)
+        original(self, items)
+
+    monkeypatch.setattr(SqlitePhaseJournal, "save_many", recorded)
+    return phases
+
+
 def _ingest(corpus: Path, data_dir: Path, overrides: list[str]) -> None:
     ingest_flow(str(corpus), overrides, data_dir=str(data_dir), progress_bar=False)
 
@@ -92,11 +107,16 @@ def test_a_bulk_first_load_stores_what_batches_store_and_later_runs_write_in_bat
     corpus = tmp_path / "notes"
     shutil.copytree(EXAMPLES, corpus)
     (corpus / "team.md").unlink()
+    journaled = _journaled_phases(monkeypatch)
     _ingest(corpus, tmp_path / "bulk", BULK)
     assert bulk_loads.calls == 1
+    # killed, a bulk load commits nothing: its resolution is made again, never stored; offline extraction never is
+    assert "embed" in journaled and "resolve" not in journaled and "extract" not in journaled
+    journaled.clear()
     # a first load smaller than the setting is written in commit batches of about 5 chunks
     _ingest(corpus, tmp_path / "batches", [SMALL_BATCHES, "ingest.bulk_load_min_chunks=100000", HASHED])
     assert bulk_loads.calls == 1
+    assert "resolve" in journaled and "extract" not in journaled, "batches resume with the journaled resolution"
     first = _dump(tmp_path / "bulk")
     assert first["merge_log"] and first["relations"] and first["mentions"], "the corpus exercises every table"
     assert first == _dump(tmp_path / "batches"), "the bulk load stores exactly what batches store"
