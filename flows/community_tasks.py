@@ -18,7 +18,7 @@ from agrag.components.data_models.phase_key import GRAPH_SUBJECT, PhaseKey
 from agrag.components.embedders.embedding_texts import community_report_text
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
-from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter
+from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter, ratings_of
 from agrag.components.reporters.llm_community_reporter import LLMCommunityReporter
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
@@ -28,6 +28,9 @@ from agrag.flows.progress import progress_bar
 from agrag.pipelines.config_models import CommunityConfig
 
 COMMUNITIES_STALE = PhaseKey(GRAPH_SUBJECT, "communities-stale", "")
+# Distinct member entities whose report inputs are read at once (``report_batches``): one batch up to about
+# 60,000 chunks; at 1,000,000 one batch of inputs is a few GB where all of them would not fit in memory.
+REPORT_BATCH_MEMBERS = 100_000
 
 
 def mark_communities_stale(journal: SqlitePhaseJournal, touched: set[str]) -> frozenset[str]:
@@ -98,21 +101,24 @@ def write_reports(
         and touched.isdisjoint(c.entity_ids)
     }
     todo = [c for c in communities if c.id not in reused]
+    reported: list[Community] = []
+    importance: list[float] = []
     fallbacks = 0
-    written: dict[str, Community] = {}
-    if todo:
-        entities, relations, chunks, mentions = store.graph.community_inputs(
-            sorted({e for c in todo for e in c.entity_ids})
-        )
-        extractive = ExtractiveCommunityReporter(sentences=config.report_sentences)
-        if llm is None:
-            reported = extractive.run(todo, entities, relations, chunks, mentions)["communities"]
-        else:
-            with progress_bar(progress, len(todo), "LLM community reports", "report") as tick:
-                reporter = LLMCommunityReporter(llm, fallback=extractive, progress=tick)
-                out = reporter.run(todo, entities, relations, chunks, mentions)
-            reported, fallbacks = out["communities"], int(out["fallbacks"])
-        written = {c.id: c for c in reported}
+    extractive = ExtractiveCommunityReporter(sentences=config.report_sentences)
+    batches = report_batches(todo, communities, REPORT_BATCH_MEMBERS)
+    everyone = sorted({e for c in todo for e in c.entity_ids}) if len(batches) > 1 else []
+    # several batches: each reads its own members' inputs, but sentences are read for every member's name
+    names = [(e.name, e.id) for e in store.graph.get_entities(everyone)] if everyone else None
+    with progress_bar(progress and llm is not None, len(todo), "LLM community reports", "report") as tick:
+        reporter = extractive if llm is None else LLMCommunityReporter(llm, fallback=extractive, progress=tick)
+        for batch in batches:
+            members = sorted({e for c in batch for e in c.entity_ids})
+            inputs = store.graph.community_inputs(members, everyone or None)
+            out = reporter.run(batch, *inputs, names=names)
+            reported += out["communities"]
+            importance += out["importance"]
+            fallbacks += int(out.get("fallbacks", 0))
+    written = {c.id: c for c in _rated(reported, importance)}
     final = [written.get(c.id) or replace(c, report=previous[c.id].report) for c in communities]
     texts = [community_report_text(c) for c in final]
     vectors = embedder.embed_batch(texts) if final else []
@@ -125,3 +131,44 @@ def write_reports(
     if store.journal is not None:
         store.journal.forget([GRAPH_SUBJECT], COMMUNITIES_STALE.phase)
     return ReportOutcome(dict(Counter(str(c.report.method) for c in final if c.report)), len(reused), fallbacks)
+
+
+def report_batches(todo: list[Community], every: list[Community], members: int) -> list[list[Community]]:
+    """``todo`` in batches of at most ``members`` distinct member entities (a larger community alone in one).
+
+    Each batch's inputs (entities, relations, the chunks naming them) are read and reported on, then dropped: at
+    1,000,000 chunks the inputs of every community at once are most of the graph in memory. Communities are taken
+    top-level ancestor by ancestor (ancestry from ``every``), so a batch holds one part of the hierarchy, whose
+    lower levels add no members to their ancestors'.
+    """
+    parents = {c.id: c.parent_id for c in every}
+
+    def root(community: Community) -> str:
+        current, seen = community.id, set()
+        while (parent := parents.get(current)) is not None and parent not in seen:
+            seen.add(current)
+            current = parent
+        return current
+
+    batches: list[list[Community]] = []
+    held: set[str] = set()
+    for community in sorted(todo, key=lambda c: (root(c), c.level, c.id)):
+        grown = held | set(community.entity_ids)
+        if batches and (len(grown) <= members or len(grown) == len(held)):  # within, or nothing more to read
+            batches[-1].append(community)
+            held = grown
+        else:
+            batches.append([community])
+            held = set(community.entity_ids)
+    return batches
+
+
+def _rated(reported: list[Community], importance: list[float]) -> list[Community]:
+    """Extractive reports rated on one scale over every batch (``ratings_of``), as if written in one call."""
+    ratings = ratings_of(importance)
+    return [
+        replace(c, report=replace(c.report, rating=rating))
+        if c.report is not None and c.report.method is ReportMethod.EXTRACTIVE
+        else c
+        for c, rating in zip(reported, ratings, strict=True)
+    ]

@@ -8,6 +8,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from haystack import component
 
@@ -112,6 +113,7 @@ class _SourceIndex:
         relations: Sequence[Relation],
         chunks: Sequence[Chunk],
         mentions: Sequence[tuple[str, str]],
+        names: Sequence[tuple[str, str]] | None = None,
     ) -> None:
         self.entities = {e.id: e for e in entities}
         self.chunk_position = {c.id: i for i, c in enumerate(chunks)}
@@ -129,9 +131,9 @@ class _SourceIndex:
         self.names: dict[str, list[str]] = defaultdict(list)  # normalized name -> entity ids
         self.first_words: set[str] = set()  # so that most words of a sentence cost one set lookup
         self.max_words = 0
-        for entity in entities:
-            if words := _WORD.findall(entity.name.casefold())[:_MAX_NAME_WORDS]:
-                self.names[_name_key(words)].append(entity.id)
+        for name, entity_id in [(e.name, e.id) for e in entities] if names is None else names:
+            if words := _WORD.findall(name.casefold())[:_MAX_NAME_WORDS]:
+                self.names[_name_key(words)].append(entity_id)
                 self.first_words.add(words[0])
                 self.max_words = max(self.max_words, len(words))
         self._sentences: dict[str, list[tuple[str, frozenset[str]]]] = {}
@@ -209,10 +211,20 @@ def gather_evidence(
     relations: Sequence[Relation],
     chunks: Sequence[Chunk],
     mentions: Sequence[tuple[str, str]],
+    *,
+    names: Sequence[tuple[str, str]] | None = None,
 ) -> list[CommunityEvidence]:
-    """Gather the evidence of each community (in the same order); see ``ExtractiveCommunityReporter`` for the rules."""
-    index = _SourceIndex(entities, relations, chunks, mentions)
+    """Gather the evidence of each community (in the same order); see ``ExtractiveCommunityReporter`` for the rules.
+
+    ``names``: the (name, entity id) pairs a sentence is read for (longest name first); default: ``entities``'.
+    """
+    index = _SourceIndex(entities, relations, chunks, mentions, names)
     return [_gather(community, index) for community in communities]
+
+
+def importance(evidence: Sequence[CommunityEvidence]) -> list[float]:
+    """Each community's size (members) plus weight (internal relation weight, supporting chunks): what is rated."""
+    return [len(e.community.entity_ids) + e.weight for e in evidence]
 
 
 def importance_ratings(evidence: Sequence[CommunityEvidence]) -> list[float]:
@@ -221,7 +233,11 @@ def importance_ratings(evidence: Sequence[CommunityEvidence]) -> list[float]:
     ``size`` is the number of members and ``weight`` the internal relation weight (supporting chunks); the maximum
     runs over the communities given, so the largest, densest one rates 10. Rounded to one decimal.
     """
-    raw = [len(e.community.entity_ids) + e.weight for e in evidence]
+    return ratings_of(importance(evidence))
+
+
+def ratings_of(raw: Sequence[float]) -> list[float]:
+    """The ratings of ``importance_ratings`` from each community's ``importance``, against the largest of ``raw``."""
     top = math.log1p(max(raw, default=0.0))
     return [round(10.0 * math.log1p(r) / top, 1) if top > 0 else 0.0 for r in raw]
 
@@ -279,7 +295,7 @@ class ExtractiveCommunityReporter:
         self.sentences = sentences
         self.findings = findings
 
-    @component.output_types(communities=list[Community])
+    @component.output_types(communities=list[Community], importance=list[float])
     def run(
         self,
         communities: list[Community],
@@ -287,7 +303,9 @@ class ExtractiveCommunityReporter:
         relations: list[Relation],
         chunks: list[Chunk],
         mentions: list[tuple[str, str]],
-    ) -> dict[str, list[Community]]:
+        *,
+        names: list[tuple[str, str]] | None = None,
+    ) -> dict[str, Any]:
         """Write the report of every community.
 
         Args:
@@ -296,17 +314,22 @@ class ExtractiveCommunityReporter:
             relations: Relations of the graph; those between two members of a community count for it.
             chunks: The chunks that mention members or support their relations.
             mentions: ``(chunk id, entity id)`` pairs: which chunk names which entity.
+            names: ``(name, entity id)`` of every entity a sentence may name, when the communities are a part of
+                those reported on (None: ``entities``); a longer name of another part still wins over a member's.
 
         Returns:
-            ``communities``: the same communities, in the same order, each with its ``report``.
+            ``communities``: the same communities, in the same order, each with its ``report``; ``importance``: what
+            each was rated from (``importance``), so reports written in several calls can be rated on one scale
+            (``ratings_of`` over all of them).
         """
-        evidence = gather_evidence(communities, entities, relations, chunks, mentions)
-        ratings = importance_ratings(evidence)
+        evidence = gather_evidence(communities, entities, relations, chunks, mentions, names=names)
+        raw = importance(evidence)
         return {
             "communities": [
                 dataclasses.replace(e.community, report=self.report(e, rating))
-                for e, rating in zip(evidence, ratings, strict=True)
-            ]
+                for e, rating in zip(evidence, ratings_of(raw), strict=True)
+            ],
+            "importance": raw,
         }
 
     def report(self, evidence: CommunityEvidence, rating: float) -> CommunityReport:

@@ -22,7 +22,8 @@ from agrag.components.reporters.extractive_community_reporter import (
     CommunityEvidence,
     ExtractiveCommunityReporter,
     gather_evidence,
-    importance_ratings,
+    importance,
+    ratings_of,
 )
 
 logger = logging.getLogger(__name__)
@@ -187,7 +188,7 @@ class LLMCommunityReporter:
         self.fallback = fallback or ExtractiveCommunityReporter()
         self.progress = progress
 
-    @component.output_types(communities=list[Community], fallbacks=int)
+    @component.output_types(communities=list[Community], fallbacks=int, importance=list[float])
     def run(
         self,
         communities: list[Community],
@@ -195,15 +196,19 @@ class LLMCommunityReporter:
         relations: list[Relation],
         chunks: list[Chunk],
         mentions: list[tuple[str, str]],
+        *,
+        names: list[tuple[str, str]] | None = None,
     ) -> dict[str, Any]:
         """Write the report of every community (inputs as for ``ExtractiveCommunityReporter.run``).
 
         Returns:
             ``communities``: the same communities, in the same order, each with its ``report``; ``fallbacks``: how
-            many of them got an extractive report because the LLM failed.
+            many of them got an extractive report because the LLM failed; ``importance``: what an extractive
+            report's rating is computed from (see ``ExtractiveCommunityReporter.run``).
         """
-        evidence = gather_evidence(communities, entities, relations, chunks, mentions)
-        ratings = importance_ratings(evidence)
+        evidence = gather_evidence(communities, entities, relations, chunks, mentions, names=names)
+        raw = importance(evidence)
+        ratings = ratings_of(raw)
         answers: list[CommunityReport | None] = []
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="community-report") as pool:
             for answer in pool.map(self._ask, evidence):  # in input order, as each one is ready
@@ -213,7 +218,8 @@ class LLMCommunityReporter:
         reported: list[Community] = []
         for item, rating, report in zip(evidence, ratings, answers, strict=True):
             reported.append(dataclasses.replace(item.community, report=report or self.fallback.report(item, rating)))
-        return {"communities": reported, "fallbacks": sum(1 for report in answers if report is None)}
+        fallbacks = sum(1 for report in answers if report is None)
+        return {"communities": reported, "fallbacks": fallbacks, "importance": raw}
 
     def _ask(self, evidence: CommunityEvidence) -> CommunityReport | None:
         """The LLM's report of one community, or None if the LLM failed (logged)."""

@@ -204,9 +204,13 @@ class GraphCommunityStore(Protocol):
         ...
 
     def community_inputs(
-        self, entity_ids: Sequence[str]
+        self, entity_ids: Sequence[str], among: Collection[str] | None = None
     ) -> tuple[list[Entity], list[Relation], list[Chunk], list[tuple[str, str]]]:
-        """The entities, the relations among them, the current chunks naming them, and (chunk, entity) mentions."""
+        """The entities, their relations, the current chunks naming them, and (chunk, entity) mentions.
+
+        A relation is kept when its other end is one of ``entity_ids``, or of ``among`` when given (a part of a
+        larger set being reported on), or a record merged into one of them.
+        """
         ...
 
     def replace_communities(self, communities: Sequence[Community]) -> None:

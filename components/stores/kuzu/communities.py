@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
@@ -27,16 +27,21 @@ class KuzuCommunities(KuzuRetrievalReads):
         return entity_ids, edges
 
     def community_inputs(
-        self, entity_ids: Sequence[str]
+        self, entity_ids: Sequence[str], among: Collection[str] | None = None
     ) -> tuple[list[Entity], list[Relation], list[Chunk], list[tuple[str, str]]]:
-        """What community reports are written from: the entities, their relations, and the chunks naming them."""
+        """What community reports are written from: the entities, their relations, and the chunks naming them.
+
+        A relation is kept when its other end is one of ``entity_ids`` (or of ``among``, when given) or merged
+        into one of them.
+        """
         ids = list(entity_ids)
         entities = self.get_entities(ids)
-        members = set(ids) | self._members_of(ids)
-        among = sorted(members)
-        found = self._run_batched(cy.RELATIONS_FROM, "ids", among)
-        relations = {r.id: r for r in (RelationRow.read(row) for row in found if row[-1] in members)}
-        mentions = sorted({(row[0], row[1]) for row in self._run_batched(cy.MENTIONS_OF, "ids", among)})
+        asked = set(ids) | self._members_of(ids)
+        ends = asked if among is None else asked | set(among) | self._members_of(list(among))
+        records = sorted(asked)
+        found = self._run_batched(cy.RELATIONS_FROM, "ids", records)
+        relations = {r.id: r for r in (RelationRow.read(row) for row in found if row[-1] in ends)}
+        mentions = sorted({(row[0], row[1]) for row in self._run_batched(cy.MENTIONS_OF, "ids", records)})
         chunks = self.get_chunks(sorted({c for c, _ in mentions}))
         return entities, list(relations.values()), chunks, mentions
 
