@@ -17,7 +17,9 @@ The growth of each latency and of the peak RSS is fitted as a log-log slope over
 corpus; 0: flat). Results go to ``bench/results/bench_scale.json`` and a plot to ``bench/results/bench_scale.png``.
 
 Run it with ``make bench-scale`` (10,000 and 100,000 chunks) or
-``.venv/bin/python bench/scale_bench.py --sizes 10000,100000,1000000`` (``--million`` is short for that).
+``.venv/bin/python bench/scale_bench.py --sizes 10000,100000,1000000`` (``--million`` is short for that). The
+1,000,000-chunk size alone, kept beside the smaller ones already in the JSON:
+``make bench-scale SCALE_ARGS="--sizes 1000000 --merge --floor-queries 10"`` (about two hours here).
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def phase_floor(data_dir: Path, scratch: Path) -> dict[str, Any]:
     return dict(scale_floors.bare_writes(data_dir, scratch, DIMENSION))
 
 
-def phase_serve(work: Path, queries: int) -> dict[str, Any]:
+def phase_serve(work: Path, queries: int, floor_queries: int | None) -> dict[str, Any]:
     """Open the data dir, time first queries, read the serving peak RSS, then every recipe and discover vs floors."""
     import evidence_latency  # type: ignore[import-not-found]
     import recipe_latency  # type: ignore[import-not-found]
@@ -142,12 +144,14 @@ def phase_serve(work: Path, queries: int) -> dict[str, Any]:
                 cross_encoder_dir=cross_encoder,
                 warm_up=warm_up[:5],
                 queries=timed,
+                floor_queries=floor_queries,
             )
         out["evidence"] = evidence_latency.bench_evidence(store, embedder, warm_up=warm_up[:5], queries=timed)
         out["store_counts"] = store.counts()
     finally:
         runtime.close()
     out["queries"] = len(timed)
+    out["floor_queries"] = len(timed) if floor_queries is None else min(floor_queries, len(timed))
     return out
 
 
@@ -164,16 +168,30 @@ def run_phase(phase: str, env: dict[str, str], *args: str) -> dict[str, Any]:
     return result
 
 
-def bench_size(chunks: int, root: Path, queries: int) -> dict[str, Any]:
+def buffer_pools_mb(chunks: int) -> tuple[int, int]:
+    """The Kùzu buffer pool (``AGRAG_KUZU_BUFFER_POOL_MB``) of the ingestion and of the serving process.
+
+    The default, 1,024 MB, holds a bulk first load up to a few hundred thousand chunks; the one-transaction load
+    of 1,000,000 needs more, as the README's settings table says. A set ``AGRAG_KUZU_BUFFER_POOL_MB`` wins.
+    """
+    return max(1024, chunks // 125), max(1024, chunks // 500)
+
+
+def bench_size(chunks: int, root: Path, queries: int, floor_queries: int | None) -> dict[str, Any]:
     """Every phase for one corpus size, in folders under ``root`` (removed afterwards)."""
     import scale_corpus  # type: ignore[import-not-found]
 
     corpus, data = root / "corpus", root / "data"
     env = os.environ | {"AGRAG_DATA_DIR": str(data), "PREFECT_HOME": str(root / "prefect")}
+    ingest_pool, serve_pool = (str(mb) for mb in buffer_pools_mb(chunks))
+    pool = "AGRAG_KUZU_BUFFER_POOL_MB"
+    ingest_env = {pool: ingest_pool} | env
+    serve_env = {pool: serve_pool} | env
     started = time.perf_counter()
     files = scale_corpus.write_corpus(corpus, chunks)
     print(f"[{chunks:,} chunks] corpus: {files:,} files in {time.perf_counter() - started:.0f} s", flush=True)
-    ingest = run_phase("ingest", env, "--corpus", str(corpus))
+    ingest = run_phase("ingest", ingest_env, "--corpus", str(corpus))
+    ingest["kuzu_buffer_pool_mb"] = int(ingest_env[pool])
     ingest["disk_mib"] = {
         "graph": disk_mib(data / "graph.kuzu"),
         "vectors": disk_mib(data / "vectors"),
@@ -184,7 +202,9 @@ def bench_size(chunks: int, root: Path, queries: int) -> dict[str, Any]:
     write = ingest["stage_seconds"].get("write", 0.0)
     floor["write_stage_ratio"] = write / floor["seconds"]
     print(f"[{chunks:,} chunks] write stage {write:.1f} s vs bare writes {floor['seconds']:.1f} s", flush=True)
-    serve = run_phase("serve", env, "--work", str(root), "--queries", str(queries))
+    shard = ["--floor-queries", str(floor_queries)] if floor_queries is not None else []
+    serve = run_phase("serve", serve_env, "--work", str(root), "--queries", str(queries), *shard)
+    serve["kuzu_buffer_pool_mb"] = int(serve_env[pool])
     print(f"[{chunks:,} chunks] serve: peak RSS {serve['serving_peak_rss_mib']:.0f} MiB", flush=True)
     return {"chunks": chunks, "files": files, "ingest": ingest, "write_floor": floor, "serve": serve}
 
@@ -194,7 +214,18 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000", help="corpus sizes in chunks, comma-separated")
     parser.add_argument("--million", action="store_true", help="sizes 10,000, 100,000 and 1,000,000")
     parser.add_argument("--queries", type=int, default=100, help="timed queries per recipe and size")
+    parser.add_argument(
+        "--floor-queries",
+        type=int,
+        default=None,
+        help="measure the floors on this many timed queries only (default: all; 10 is enough at 1,000,000 chunks)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "bench_scale.json", help="the JSON written")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the sizes of the existing --output that this run does not measure (run 1,000,000 alone)",
+    )
     parser.add_argument("--workdir", type=Path, default=None, help="where the corpora and data dirs go (a temp dir)")
     parser.add_argument("--phase", choices=["ingest", "floor", "serve"], help=argparse.SUPPRESS)
     parser.add_argument("--phase-output", type=Path, help=argparse.SUPPRESS)
@@ -214,7 +245,7 @@ def main() -> None:
         elif args.phase == "floor":
             result = phase_floor(data_dir, args.scratch)
         else:
-            result = phase_serve(args.work, args.queries)
+            result = phase_serve(args.work, args.queries, args.floor_queries)
         args.phase_output.write_text(json.dumps(result, default=str), encoding="utf-8")
         return
     import scale_report  # type: ignore[import-not-found]
@@ -231,9 +262,15 @@ def main() -> None:
         "embedder": "hashed-384 (embedding excluded: microseconds per text)",
         "sizes": [],
     }
+    earlier = _earlier_sizes(args.output) if args.merge else []
+    measured: list[dict[str, Any]] = []
     for chunks in sizes:
         with tempfile.TemporaryDirectory(prefix=f"agrag-scale-{chunks}-", dir=args.workdir) as tmp:
-            result["sizes"].append(bench_size(chunks, Path(tmp), args.queries))
+            size = bench_size(chunks, Path(tmp), args.queries, args.floor_queries)
+        measured.append(size | {"run_date": result["date"]})
+        done = {size["chunks"] for size in measured}
+        kept = [size for size in earlier if size["chunks"] not in done]
+        result["sizes"] = sorted([*kept, *measured], key=lambda size: int(size["chunks"]))
         result["growth"] = scale_report.growth(result["sizes"])
         result["script_wall_seconds"] = time.perf_counter() - started
         args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -242,6 +279,14 @@ def main() -> None:
     plot = args.output.with_suffix(".png")
     scale_report.plot(result, plot)
     print(f"\nJSON written to {args.output}, plot to {plot}")
+
+
+def _earlier_sizes(output: Path) -> list[dict[str, Any]]:
+    """The sizes an earlier run wrote to ``output``, each marked with that run's date (kept until measured again)."""
+    if not output.exists():
+        return []
+    earlier = json.loads(output.read_text(encoding="utf-8"))
+    return [size | {"run_date": size.get("run_date", earlier["date"])} for size in earlier.get("sizes", [])]
 
 
 if __name__ == "__main__":

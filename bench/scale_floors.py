@@ -3,7 +3,8 @@
 After the real ingestion, every table of its Kùzu graph is exported to Parquet and every point of its three Qdrant
 Edge shards is read back with its vectors and payload (untimed). Then, timed, into a fresh data dir: Kùzu's
 ``COPY FROM`` of each table into agrag's schema (nodes before relations), and one Edge ``upsert_points`` per batch
-of ``POINT_BATCH`` points into new shards made with agrag's own shard settings. That is the least a store write of
+of ``POINT_BATCH`` points into new shards made with agrag's own shard settings (each batch read back untimed just
+before its upsert). That is the least a store write of
 these rows costs here; the ingest write stage is compared with it.
 """
 
@@ -23,7 +24,6 @@ from agrag.components.stores.vector_store import VectorCollection
 from agrag.pipelines.store_factory import KEYWORD_FIELDS
 
 POINT_BATCH = 1024
-SCROLL_PAGE = 4096
 _ENDS = {  # the node tables a relation table joins
     "HAS_CHUNK": ("Document", "Chunk"),
     "NEXT": ("Chunk", "Chunk"),
@@ -85,33 +85,29 @@ def _open(vectors_dir: Path, collection: VectorCollection, dimension: int) -> Qd
     )
 
 
-def read_points(vectors_dir: Path, collection: VectorCollection, dimension: int) -> list[qe.Point]:
-    """Every point of one collection's shard, with its vectors and payload (untimed)."""
-    store = _open(vectors_dir, collection, dimension)
-    shard = store._shard  # the floor reads the engine directly
-    points: list[qe.Point] = []
-    offset = None
+def copy_points(source_dir: Path, target_dir: Path, collection: VectorCollection, dimension: int) -> tuple[int, float]:
+    """Every point of one collection's shard upserted into a new shard with agrag's settings, ``POINT_BATCH`` at a
+    time; (points, seconds of the upserts alone). Each batch is read back from the source (untimed) just before it is
+    written, so memory holds one batch: at 1,000,000 chunks the whole collection as Python objects would not fit.
+    """
+    source, target = _open(source_dir, collection, dimension), _open(target_dir, collection, dimension)
+    reader, writer = source._shard, target._shard  # the floor reads and writes the engine directly
+    points, seconds, offset = 0, 0.0, None
     while True:
-        page, offset = shard.scroll(
-            qe.ScrollRequest(offset=offset, limit=SCROLL_PAGE, with_payload=True, with_vector=True)
+        page, offset = reader.scroll(
+            qe.ScrollRequest(offset=offset, limit=POINT_BATCH, with_payload=True, with_vector=True)
         )
-        points += [qe.Point(r.id, r.vector, r.payload) for r in page]
+        batch = [qe.Point(r.id, r.vector, r.payload) for r in page]
+        started = time.perf_counter()
+        if batch:
+            writer.update(qe.UpdateOperation.upsert_points(batch))
+        seconds += time.perf_counter() - started
+        points += len(batch)
         if offset is None:
             break
-    store.close()
-    return points
-
-
-def upsert_points(vectors_dir: Path, collection: VectorCollection, dimension: int, points: list[qe.Point]) -> float:
-    """Timed: the points upserted in batches into a new shard with agrag's settings; the seconds it took."""
-    store = _open(vectors_dir, collection, dimension)
-    shard = store._shard
-    started = time.perf_counter()
-    for start in range(0, len(points), POINT_BATCH):
-        shard.update(qe.UpdateOperation.upsert_points(points[start : start + POINT_BATCH]))
-    seconds = time.perf_counter() - started
-    store.close()
-    return seconds
+    source.close()
+    target.close()
+    return points, seconds
 
 
 def bare_writes(data_dir: Path, scratch: Path, dimension: int) -> dict[str, Any]:
@@ -122,9 +118,8 @@ def bare_writes(data_dir: Path, scratch: Path, dimension: int) -> dict[str, Any]
     kuzu_floor = copy_graph(scratch / "parquet", rows, scratch / "graph.kuzu")
     qdrant: dict[str, Any] = {"points": 0, "seconds": 0.0}
     for collection in VectorCollection:
-        points = read_points(data_dir / "vectors", collection, dimension)
-        seconds = upsert_points(scratch / "vectors", collection, dimension, points)
-        qdrant["points"] += len(points)
+        points, seconds = copy_points(data_dir / "vectors", scratch / "vectors", collection, dimension)
+        qdrant["points"] += points
         qdrant["seconds"] += seconds
     qdrant["points_per_second"] = qdrant["points"] / max(qdrant["seconds"], 1e-9)
     shutil.rmtree(scratch)
