@@ -29,13 +29,14 @@ _TYPES = {
 }
 
 
-def arrow_rows(
-    table: str, columns: Sequence[tuple[str, str]], rows: Sequence[Mapping[str, Any]], *, relation: bool
+def arrow_columns(
+    table: str, columns: Sequence[tuple[str, str]], data: Mapping[str, Sequence[Any]], *, relation: bool
 ) -> pa.Table:
-    """An Arrow table of ``rows`` with ``columns`` (name, Kùzu type) in order, ends first for a relation table.
+    """An Arrow table of ``data`` (name -> values) in the order of ``columns`` (name, Kùzu type), ends first.
 
     Raises:
-        StoreError: a row lacks a column, or a column has a type this module does not map (an internal error).
+        StoreError: a column is missing, the columns differ in length, or a column has a type this module does not
+            map (each an internal error).
     """
     names = [FROM, TO] if relation else []
     fields = [pa.field(FROM, pa.string()), pa.field(TO, pa.string())] if relation else []
@@ -44,8 +45,22 @@ def arrow_rows(
             raise StoreError(f"Internal error: no Arrow type for the {kind} column {table}.{name}.")
         names.append(name)
         fields.append(pa.field(name, _TYPES[kind]))
+    missing = [name for name in names if name not in data]
+    if missing:
+        raise StoreError(f"Internal error: the rows for {table} lack the column {missing[0]!r}.")
+    if len({len(data[name]) for name in names}) > 1:
+        raise StoreError(f"Internal error: the columns for {table} differ in length.")
+    return pa.table({name: data[name] for name in names}, schema=pa.schema(fields))
+
+
+def columns_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
+    """Rows as columns (name -> values), the names of the first row; a row lacking one is an internal error.
+
+    Raises:
+        StoreError: a row lacks a column of the first row.
+    """
+    names = list(rows[0]) if rows else []
     try:
-        data = {name: [row[name] for row in rows] for name in names}
+        return {name: [row[name] for row in rows] for name in names}
     except KeyError as exc:
-        raise StoreError(f"Internal error: a row for {table} lacks the column {exc}.") from exc
-    return pa.table(data, schema=pa.schema(fields))
+        raise StoreError(f"Internal error: a row lacks the column {exc}.") from exc

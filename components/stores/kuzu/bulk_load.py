@@ -57,20 +57,19 @@ class KuzuBulkLoad(KuzuConnection):
             [DocumentRow.params(d, version="", chunk_count=0, config_hash="", plan="") for d in documents.values()],
         )
         self._copy("Chunk", [ChunkRow.params(c, current=True) for c in load.chunks])
-        self._copy(
-            "HAS_CHUNK",
-            [{"from": c.document_id, "to": c.id} for c in load.chunks if c.document_id in documents],
-            relation=True,
-        )
-        self._copy("NEXT", _next_pairs(load.chunks), relation=True)
-        parents = [{"from": c.id, "to": c.parent_id} for c in load.chunks if c.parent_id in chunk_ids]
-        self._copy("PARENT", parents, relation=True)
+        owned = [(c.document_id, c.id) for c in load.chunks if c.document_id in documents]
+        self._copy_columns("HAS_CHUNK", _pairs(owned), relation=True)
+        self._copy_columns("NEXT", _pairs(_next_pairs(load.chunks)), relation=True)
+        parents = [(c.id, c.parent_id) for c in load.chunks if c.parent_id is not None and c.parent_id in chunk_ids]
+        self._copy_columns("PARENT", _pairs(parents), relation=True)
         self._copy("Entity", [EntityRow.params(e, merged_into="") for e in _unique(load.entities)])
+        # links and relations as columns: at 1,000,000 chunks a dict per row was gigabytes (11.7 million mentions)
         mentions = {(m.chunk_id, m.entity_id): m.count for m in load.mentions}
-        self._copy("MENTIONS", _links(mentions, chunk_ids, entity_ids, count=True), relation=True)
+        self._copy_columns("MENTIONS", _links(mentions, chunk_ids, entity_ids, count=True), relation=True)
+        del mentions
         about = dict.fromkeys((m.chunk_id, m.entity_id) for m in load.about)
-        self._copy("ABOUT", _links(about, chunk_ids, entity_ids, count=False), relation=True)
-        self._copy("RELATED", _relation_rows(load.relations, entity_ids), relation=True)
+        self._copy_columns("ABOUT", _links(about, chunk_ids, entity_ids, count=False), relation=True)
+        self._copy_columns("RELATED", _relation_columns(load.relations, entity_ids), relation=True)
 
 
 def _unique(items: Sequence[Any]) -> list[Any]:
@@ -81,29 +80,31 @@ def _unique(items: Sequence[Any]) -> list[Any]:
     return list(first.values())
 
 
-def _next_pairs(chunks: Sequence[Chunk]) -> list[dict[str, str]]:
+def _pairs(pairs: Sequence[tuple[str, str]]) -> dict[str, list[Any]]:
+    """(from, to) pairs as the two end columns of a relation table."""
+    return {"from": [a for a, _ in pairs], "to": [b for _, b in pairs]}
+
+
+def _next_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
     by_document: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         by_document.setdefault(chunk.document_id, []).append(chunk)
-    return [
-        {"from": a.id, "to": b.id}
-        for group in by_document.values()
-        for a, b in pairwise(sorted(group, key=lambda c: c.order))
-    ]
+    return [(a.id, b.id) for group in by_document.values() for a, b in pairwise(sorted(group, key=lambda c: c.order))]
 
 
 def _links(
     links: dict[tuple[str, str], Any], chunk_ids: set[str], entity_ids: set[str], *, count: bool
-) -> list[dict[str, Any]]:
-    return [
-        {"from": chunk, "to": entity, **({"count": n} if count else {})}
-        for (chunk, entity), n in links.items()
-        if chunk in chunk_ids and entity in entity_ids
-    ]
+) -> dict[str, list[Any]]:
+    """The links whose ends are both written, as columns (with their ``count`` when asked)."""
+    kept = [(pair, n) for pair, n in links.items() if pair[0] in chunk_ids and pair[1] in entity_ids]
+    columns: dict[str, list[Any]] = {"from": [p[0] for p, _ in kept], "to": [p[1] for p, _ in kept]}
+    if count:
+        columns["count"] = [n for _, n in kept]
+    return columns
 
 
-def _relation_rows(relations: Sequence[Relation], entity_ids: set[str]) -> list[dict[str, Any]]:
-    """One row per relation id, its support the union of its entries' (as the merge adds support up)."""
+def _relation_columns(relations: Sequence[Relation], entity_ids: set[str]) -> dict[str, list[Any]]:
+    """One row per relation id, its support the union of its entries' (as the merge adds support up), as columns."""
     first: dict[str, Relation] = {}
     support: dict[str, set[str]] = {}
     for relation in relations:
@@ -111,14 +112,12 @@ def _relation_rows(relations: Sequence[Relation], entity_ids: set[str]) -> list[
             continue
         first.setdefault(relation.id, relation)
         support.setdefault(relation.id, set()).update(relation.chunk_ids)
-    return [
-        {
-            "from": r.source_id,
-            "to": r.target_id,
-            "id": r.id,
-            "type": r.type,
-            "description": r.description,
-            "chunk_ids": sorted(support[r.id]),
-        }
-        for r in first.values()
-    ]
+    kept = list(first.values())
+    return {
+        "from": [r.source_id for r in kept],
+        "to": [r.target_id for r in kept],
+        "id": [r.id for r in kept],
+        "type": [r.type for r in kept],
+        "description": [r.description for r in kept],
+        "chunk_ids": [sorted(support.pop(r.id)) for r in kept],
+    }

@@ -19,7 +19,7 @@ import kuzu
 from agrag.components.errors import ConfigError, StoreError, StoreLockedError
 from agrag.components.stores.graph_store import GENERATION_KEY
 from agrag.components.stores.kuzu import schema_cypher as cy
-from agrag.components.stores.kuzu.arrow_rows import arrow_rows
+from agrag.components.stores.kuzu.arrow_rows import arrow_columns, columns_of
 from agrag.components.stores.kuzu_open_check import KuzuOpenCheck
 from agrag.components.stores.read_write_lock import ReadWriteLock
 
@@ -193,14 +193,18 @@ class KuzuConnection:
 
     def _copy(self, table: str, rows: Sequence[Mapping[str, Any]], *, relation: bool = False) -> None:
         """Add ``rows``, all new, to ``table`` with one bulk ``COPY`` (see ``arrow_rows`` for when that is safe)."""
-        if not rows:
+        self._copy_columns(table, columns_of(rows), relation=relation)
+
+    def _copy_columns(self, table: str, data: Mapping[str, Sequence[Any]], *, relation: bool = False) -> None:
+        """``_copy`` of rows given as columns (name -> values): no object per row, for tables of millions of rows."""
+        if not data or not len(next(iter(data.values()))):
             return
         columns = self._table_columns.get(table)
         if columns is None:
             found = self._execute(cy.table_info(table), write=True)
             name, kind = found[0].index("name"), found[0].index("type")
             columns = self._table_columns[table] = [(str(row[name]), str(row[kind])) for row in found[1]]
-        self._write(f"COPY {table} FROM $rows", {"rows": arrow_rows(table, columns, rows, relation=relation)})
+        self._write(f"COPY {table} FROM $rows", {"rows": arrow_columns(table, columns, data, relation=relation)})
 
     @property
     def in_transaction(self) -> bool:

@@ -1,0 +1,40 @@
+"""Rows for a bulk ``COPY`` built from columns: in the table's order, ends first, checked before Kùzu sees them."""
+
+from __future__ import annotations
+
+import pytest
+
+from agrag.components.errors import StoreError
+from agrag.components.stores.kuzu.arrow_rows import arrow_columns, columns_of
+
+COLUMNS = [("count", "INT64"), ("chunk_ids", "STRING[]")]
+
+
+def test_columns_are_laid_out_ends_first_in_the_tables_order() -> None:
+    data = {"chunk_ids": [["c1"], []], "count": [2, 1], "to": ["e2", "e3"], "from": ["e1", "e1"]}
+    table = arrow_columns("RELATED", COLUMNS, data, relation=True)
+    assert table.column_names == ["from", "to", "count", "chunk_ids"]
+    assert table.to_pylist()[0] == {"from": "e1", "to": "e2", "count": 2, "chunk_ids": ["c1"]}
+    rows = [
+        {"from": "e1", "to": "e2", "count": 2, "chunk_ids": ["c1"]},
+        {"from": "e1", "to": "e3", "count": 1, "chunk_ids": []},
+    ]
+    assert arrow_columns("RELATED", COLUMNS, columns_of(rows), relation=True).equals(table), "rows give the same table"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"from": ["a"], "to": ["b"], "count": [1]}, "lack the column 'chunk_ids'"),
+        ({"from": ["a", "x"], "to": ["b"], "count": [1], "chunk_ids": [[]]}, "differ in length"),
+    ],
+)
+def test_a_missing_or_short_column_is_an_internal_error_named_for_its_table(data: dict, message: str) -> None:
+    with pytest.raises(StoreError, match=message) as caught:
+        arrow_columns("RELATED", COLUMNS, data, relation=True)
+    assert "RELATED" in str(caught.value)
+
+
+def test_a_row_without_a_column_of_the_first_row_is_an_internal_error() -> None:
+    with pytest.raises(StoreError, match="lacks the column 'count'"):
+        columns_of([{"from": "a", "count": 1}, {"from": "b"}])
