@@ -155,10 +155,10 @@ def report_batches(todo: list[Community], every: list[Community], members: int) 
     batches: list[list[Community]] = []
     held: set[str] = set()
     for community in sorted(todo, key=lambda c: (root(c), c.level, c.id)):
-        grown = held | set(community.entity_ids)
-        if batches and (len(grown) <= members or len(grown) == len(held)):  # within, or nothing more to read
+        new = {e for e in community.entity_ids if e not in held}
+        if batches and len(held) + len(new) <= max(members, len(held)):  # within, or nothing more to read
             batches[-1].append(community)
-            held = grown
+            held.update(new)
         else:
             batches.append([community])
             held = set(community.entity_ids)
