@@ -29,9 +29,10 @@ from agrag.pipelines.config_models import CommunityConfig
 
 COMMUNITIES_STALE = PhaseKey(GRAPH_SUBJECT, "communities-stale", "")
 # Distinct member entities whose report inputs are read at once (``report_batches``). Every batch reads and splits
-# the sentences of the chunks naming its members, and on a Zipf corpus most chunks name a member of every batch:
-# at 100,000 chunks (151,000 entities) batches of 100,000 members took the reports stage from 141 to 213 s. One
-# batch holds every corpus up to about 150,000 chunks; at 1,000,000 (about 760,000 entities) there are a few.
+# the sentences of the chunks naming its members, and on a Zipf corpus most chunks name a member of every batch: at
+# 100,000 chunks (151,000 entities) two batches of 100,000 members took the reports stage from 141 to 213 s (about
+# 10 s of it a grouping since made linear). One batch holds every corpus up to about 150,000 chunks; at 1,000,000
+# (about 760,000 entities) there are a few.
 REPORT_BATCH_MEMBERS = 250_000
 
 
