@@ -172,9 +172,12 @@ def buffer_pools_mb(chunks: int) -> tuple[int, int]:
     """The Kùzu buffer pool (``AGRAG_KUZU_BUFFER_POOL_MB``) of the ingestion and of the serving process.
 
     The default, 1,024 MB, holds a bulk first load up to a few hundred thousand chunks; the one-transaction load
-    of 1,000,000 needs more, as the README's settings table says. A set ``AGRAG_KUZU_BUFFER_POOL_MB`` wins.
+    of 1,000,000 needs more, as the README's settings table says. The serving process gets as much: at 300,000
+    chunks the bare GRAPH_EXPAND floor, which reads every relation of a hub per hop, filled 1,024 MB and failed.
+    A set ``AGRAG_KUZU_BUFFER_POOL_MB`` wins.
     """
-    return max(1024, chunks // 125), max(1024, chunks // 500)
+    pool = max(1024, chunks // 125)
+    return pool, pool
 
 
 def bench_size(chunks: int, root: Path, queries: int, floor_queries: int | None) -> dict[str, Any]:
