@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,7 +57,12 @@ def test_reports_written_in_small_batches_equal_the_reports_of_one_call(
 
         reads: list[int] = []
         read = store.graph.community_inputs
-        monkeypatch.setattr(store.graph, "community_inputs", lambda ids, among: reads.append(len(ids)) or read(ids, among))
+
+        def counted(ids: list[str], among: list[str] | None) -> Any:
+            reads.append(len(ids))
+            return read(ids, among)
+
+        monkeypatch.setattr(store.graph, "community_inputs", counted)
         monkeypatch.setattr(community_tasks, "REPORT_BATCH_MEMBERS", max(2, members // 4))
         bare = [Community(c.id, c.level, c.entity_ids, c.parent_id) for c in whole.values()]
         everyone = frozenset(e for c in bare for e in c.entity_ids)  # every member touched: nothing is reused
