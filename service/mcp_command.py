@@ -59,15 +59,11 @@ def mcp(
     Configure your client to run `agrag mcp` in the folder that holds the data dir (or with AGRAG_DATA_DIR set).
     When `agrag serve` holds the data dir, this process forwards the client's calls to that server's /mcp.
     """
-    from agrag.service.mcp.stdio import protocol_stdout
-
-    stdout = protocol_stdout()  # first: nothing but the protocol may reach the real stdout
     from agrag.components.errors import AgragError, ConfigError
     from agrag.pipelines.settings import load_settings
-    from agrag.service.mcp.server import McpOptions
-    from agrag.service.server.http_server import configure_logging
 
-    configure_logging()
+    # what the flags and settings alone show is refused before the heavy imports: a second instead of five, and
+    # none of these steps writes to stdout
     if files_root is not None:
         if not allow_write:
             fail(ConfigError("--files-root is for the ingest tool, which only --allow-write offers; add it."))
@@ -83,6 +79,13 @@ def mcp(
         settings = load_settings().agrag
     except AgragError as exc:
         fail(exc)
+    from agrag.service.mcp.stdio import protocol_stdout
+
+    stdout = protocol_stdout()  # before any other import: nothing but the protocol may reach the real stdout
+    from agrag.service.mcp.server import McpOptions
+    from agrag.service.server.http_server import configure_logging
+
+    configure_logging()
     options = McpOptions.from_settings(settings, allow_write, ledger_capacity, max_result_chars)
     _forward_to_a_running_server(settings, document, allow_write, list(overrides or []), stdout)
     try:

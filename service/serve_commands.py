@@ -120,6 +120,9 @@ def serve(
         owner_token = new_owner_token()
         access = AccessPolicy(load_tokens(load_settings().agrag), owner_token)
         access.check_host(host)  # at once: before the models load and the data dir is touched
+        from agrag.pipelines.config_loader import load_config
+
+        load_config(list(overrides or []))  # a mistyped override too, before the seconds of imports the rest needs
 
         from agrag.flows.ingest_deployment import check_deployment_name
         from agrag.pipelines.runtime import open_runtime
