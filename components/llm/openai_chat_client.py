@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import openai
-
 from agrag.components.errors import LLMError
 from agrag.components.llm.sqlite_llm_cache import SqliteLLMCache, request_key
 
@@ -82,9 +80,12 @@ class OpenAIChatClient:
         self.calls = 0
         self.cache_hits = 0
         self._count_lock = threading.Lock()
+        import openai  # noqa: PLC0415 - here, the 0.25 s import is paid only by a process with an LLM configured
+
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_seconds, max_retries=max_retries
         )
+        self._api_error = openai.OpenAIError
 
     def complete(self, messages: Sequence[ChatMessage], *, json_output: bool = False) -> str:
         """Return the assistant's answer to ``messages``.
@@ -109,7 +110,7 @@ class OpenAIChatClient:
                 temperature=self.temperature,
                 **extra,
             )
-        except openai.OpenAIError as exc:
+        except self._api_error as exc:
             raise LLMError(f"The LLM at {self.base_url} (model {self.model!r}) failed: {exc}") from exc
         content = response.choices[0].message.content if response.choices else None
         if not content:
