@@ -204,9 +204,10 @@ def _relations_by_batch(relations: Sequence[Relation], place: _Placement, count:
         if not parts:
             unsupported.append(relation)
             continue
+        whole = len(parts) == 1 and not unknown  # then the relation itself, not a copy: millions of them in a bulk load
         for index, (batch, chunk_ids) in enumerate(sorted(parts.items())):
             support = chunk_ids + unknown if index == 0 else chunk_ids
-            grouped[batch].append(replace(relation, chunk_ids=tuple(support)))
+            grouped[batch].append(relation if whole else replace(relation, chunk_ids=tuple(support)))
             for end in (relation.source_id, relation.target_id):
                 place.first[end] = min(batch, place.first.get(end, batch))
     for relation in unsupported:  # no chunk of these documents: written once both ends exist

@@ -17,6 +17,7 @@ from agrag.components.data_models.graph_load import GraphLoad
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.phase_key import batch_subject, document_subject
 from agrag.components.data_models.resolution import MERGED, Resolution
+from agrag.components.stores.heap import release_free_heap
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD
 from agrag.flows.commit_batches import CommitBatch, plan_commit_batches
@@ -118,6 +119,7 @@ def _bulk_write(
     are copied (both engines work outside the GIL), and the documents are committed only once every vector is
     written: a vector write that fails rolls the graph back. The caller holds ``store.writing()``.
     """
+    release_free_heap()  # what the extraction and resolution freed, which glibc would keep resident through the load
     # leaving the pool waits for the vector writes, also when the graph's failed: they end under the caller's lock
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agrag-vectors") as pool:
         _bulk_graph(store, batch, run_id, phase, recorded=recorded, vectors=pool.submit(_upsert_points, store, batch))

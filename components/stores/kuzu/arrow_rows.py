@@ -64,3 +64,12 @@ def columns_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
         return {name: [row[name] for row in rows] for name in names}
     except KeyError as exc:
         raise StoreError(f"Internal error: a row lacks the column {exc}.") from exc
+
+
+def release_arrow_memory() -> None:
+    """Hand back to the system what Arrow's allocator (mimalloc) keeps of tables already freed.
+
+    Measured here: after a 3,000,000-row table of two string columns (129 MB) was freed, the process kept 266 MB
+    resident, 59 MB after this call; the bulk load's tables at 1,000,000 chunks are several times that size.
+    """
+    pa.default_memory_pool().release_unused()

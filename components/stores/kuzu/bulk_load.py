@@ -106,18 +106,20 @@ def _links(
 def _relation_columns(relations: Sequence[Relation], entity_ids: set[str]) -> dict[str, list[Any]]:
     """One row per relation id, its support the union of its entries' (as the merge adds support up), as columns."""
     first: dict[str, Relation] = {}
-    support: dict[str, set[str]] = {}
+    support: dict[str, set[str]] = {}  # only ids with two entries or more: a set is 216 bytes, millions of them
     for relation in relations:
         if relation.source_id not in entity_ids or relation.target_id not in entity_ids:
             continue
-        first.setdefault(relation.id, relation)
-        support.setdefault(relation.id, set()).update(relation.chunk_ids)
+        seen = first.setdefault(relation.id, relation)
+        if seen is not relation:
+            support.setdefault(relation.id, set(seen.chunk_ids)).update(relation.chunk_ids)
     kept = list(first.values())
+    del first
     return {
         "from": [r.source_id for r in kept],
         "to": [r.target_id for r in kept],
         "id": [r.id for r in kept],
         "type": [r.type for r in kept],
         "description": [r.description for r in kept],
-        "chunk_ids": [sorted(support.pop(r.id)) for r in kept],
+        "chunk_ids": [sorted(support.pop(r.id) if r.id in support else set(r.chunk_ids)) for r in kept],
     }

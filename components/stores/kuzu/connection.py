@@ -19,7 +19,7 @@ import kuzu
 from agrag.components.errors import ConfigError, StoreError, StoreLockedError
 from agrag.components.stores.graph_store import GENERATION_KEY
 from agrag.components.stores.kuzu import schema_cypher as cy
-from agrag.components.stores.kuzu.arrow_rows import arrow_columns, columns_of
+from agrag.components.stores.kuzu.arrow_rows import arrow_columns, columns_of, release_arrow_memory
 from agrag.components.stores.kuzu_open_check import KuzuOpenCheck
 from agrag.components.stores.read_write_lock import ReadWriteLock
 
@@ -204,7 +204,12 @@ class KuzuConnection:
             found = self._execute(cy.table_info(table), write=True)
             name, kind = found[0].index("name"), found[0].index("type")
             columns = self._table_columns[table] = [(str(row[name]), str(row[kind])) for row in found[1]]
-        self._write(f"COPY {table} FROM $rows", {"rows": arrow_columns(table, columns, data, relation=relation)})
+        rows = arrow_columns(table, columns, data, relation=relation)
+        try:
+            self._write(f"COPY {table} FROM $rows", {"rows": rows})
+        finally:
+            del rows
+            release_arrow_memory()  # else its allocator keeps the table's memory resident (see there)
 
     @property
     def in_transaction(self) -> bool:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agrag.components.data_models.relation import Relation
 from agrag.components.errors import StoreError
 from agrag.components.stores.kuzu.arrow_rows import arrow_columns, columns_of
+from agrag.components.stores.kuzu.bulk_load import _relation_columns
 
 COLUMNS = [("count", "INT64"), ("chunk_ids", "STRING[]")]
 
@@ -38,3 +40,16 @@ def test_a_missing_or_short_column_is_an_internal_error_named_for_its_table(data
 def test_a_row_without_a_column_of_the_first_row_is_an_internal_error() -> None:
     with pytest.raises(StoreError, match="lacks the column 'count'"):
         columns_of([{"from": "a", "count": 1}, {"from": "b"}])
+
+
+def test_a_relation_entered_twice_is_one_row_supported_by_the_union_of_its_chunks() -> None:
+    relations = [
+        Relation("x", "e1", "e2", "USES", ("c2", "c1"), "first"),
+        Relation("y", "e2", "e3", "OWNS", ("c5", "c5")),
+        Relation("x", "e1", "e2", "USES", ("c3", "c1"), "second"),
+        Relation("z", "e1", "gone", "OWNS", ("c9",)),  # an end that is not written
+    ]
+    columns = _relation_columns(relations, {"e1", "e2", "e3"})
+    assert columns["id"] == ["x", "y"] and columns["description"] == ["first", ""], "the first entry of each id"
+    assert columns["chunk_ids"] == [["c1", "c2", "c3"], ["c5"]]
+    assert (columns["from"], columns["to"], columns["type"]) == (["e1", "e2"], ["e2", "e3"], ["USES", "OWNS"])
