@@ -62,7 +62,7 @@ def mcp(
     from agrag.components.errors import AgragError, ConfigError
     from agrag.pipelines.settings import load_settings
 
-    # what the flags and settings alone show is refused before the heavy imports: a second instead of five, and
+    # what the flags and settings alone show is refused before the heavy imports (0.3 s instead of 5.4 s), and
     # none of these steps writes to stdout
     if files_root is not None:
         if not allow_write:
