@@ -60,9 +60,14 @@ def disk_mib(path: Path) -> float:
 def phase_ingest(corpus: Path) -> dict[str, Any]:
     """The real ingestion flow over ``corpus`` (in this process; AGRAG_DATA_DIR names the data dir)."""
     from agrag.flows.ingest_flow import ingest_flow
+    from agrag.flows.progress import stage_lines
+    from agrag.service.server.private_prefect import private_prefect_api
 
     started = time.perf_counter()
-    report = ingest_flow(str(corpus), OVERRIDES, progress_bar=False)
+    # a line per stage on stderr (a 1,000,000-chunk ingestion runs for over an hour), and the CLI's private Prefect
+    # server, which dies with this process: Prefect's own temporary server outlived the kernel's kill of a 1M attempt
+    with private_prefect_api(), stage_lines(sys.stderr):
+        report = ingest_flow(str(corpus), OVERRIDES, progress_bar=False)
     wall = time.perf_counter() - started
     chunks = report.chunks_written
     return {
