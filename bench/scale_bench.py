@@ -173,7 +173,7 @@ def run_phase(phase: str, env: dict[str, str], *args: str) -> dict[str, Any]:
     return result
 
 
-def buffer_pools_mb(chunks: int) -> tuple[int, int]:
+def buffer_pool_mb(chunks: int) -> int:
     """The Kùzu buffer pool (``AGRAG_KUZU_BUFFER_POOL_MB``) of the ingestion and of the serving process.
 
     The default, 1,024 MB, holds a bulk first load up to a few hundred thousand chunks; the one-transaction load
@@ -181,8 +181,7 @@ def buffer_pools_mb(chunks: int) -> tuple[int, int]:
     chunks the bare GRAPH_EXPAND floor, which reads every relation of a hub per hop, filled 1,024 MB and failed.
     A set ``AGRAG_KUZU_BUFFER_POOL_MB`` wins.
     """
-    pool = max(1024, chunks // 125)
-    return pool, pool
+    return max(1024, chunks // 125)
 
 
 def bench_size(chunks: int, root: Path, queries: int, floor_queries: int | None) -> dict[str, Any]:
@@ -191,15 +190,12 @@ def bench_size(chunks: int, root: Path, queries: int, floor_queries: int | None)
 
     corpus, data = root / "corpus", root / "data"
     env = os.environ | {"AGRAG_DATA_DIR": str(data), "PREFECT_HOME": str(root / "prefect")}
-    ingest_pool, serve_pool = (str(mb) for mb in buffer_pools_mb(chunks))
-    pool = "AGRAG_KUZU_BUFFER_POOL_MB"
-    ingest_env = {pool: ingest_pool} | env
-    serve_env = {pool: serve_pool} | env
+    pooled_env = {"AGRAG_KUZU_BUFFER_POOL_MB": str(buffer_pool_mb(chunks))} | env  # the ingestion's and the server's
     started = time.perf_counter()
     files = scale_corpus.write_corpus(corpus, chunks)
     print(f"[{chunks:,} chunks] corpus: {files:,} files in {time.perf_counter() - started:.0f} s", flush=True)
-    ingest = run_phase("ingest", ingest_env, "--corpus", str(corpus))
-    ingest["kuzu_buffer_pool_mb"] = int(ingest_env[pool])
+    ingest = run_phase("ingest", pooled_env, "--corpus", str(corpus))
+    ingest["kuzu_buffer_pool_mb"] = int(pooled_env["AGRAG_KUZU_BUFFER_POOL_MB"])
     ingest["disk_mib"] = {
         "graph": disk_mib(data / "graph.kuzu"),
         "vectors": disk_mib(data / "vectors"),
@@ -211,8 +207,8 @@ def bench_size(chunks: int, root: Path, queries: int, floor_queries: int | None)
     floor["write_stage_ratio"] = write / floor["seconds"]
     print(f"[{chunks:,} chunks] write stage {write:.1f} s vs bare writes {floor['seconds']:.1f} s", flush=True)
     shard = ["--floor-queries", str(floor_queries)] if floor_queries is not None else []
-    serve = run_phase("serve", serve_env, "--work", str(root), "--queries", str(queries), *shard)
-    serve["kuzu_buffer_pool_mb"] = int(serve_env[pool])
+    serve = run_phase("serve", pooled_env, "--work", str(root), "--queries", str(queries), *shard)
+    serve["kuzu_buffer_pool_mb"] = int(pooled_env["AGRAG_KUZU_BUFFER_POOL_MB"])
     print(f"[{chunks:,} chunks] serve: peak RSS {serve['serving_peak_rss_mib']:.0f} MiB", flush=True)
     return {"chunks": chunks, "files": files, "ingest": ingest, "write_floor": floor, "serve": serve}
 

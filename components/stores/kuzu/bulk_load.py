@@ -96,10 +96,17 @@ def _links(
     links: dict[tuple[str, str], Any], chunk_ids: set[str], entity_ids: set[str], *, count: bool
 ) -> dict[str, list[Any]]:
     """The links whose ends are both written, as columns (with their ``count`` when asked)."""
-    kept = [(pair, n) for pair, n in links.items() if pair[0] in chunk_ids and pair[1] in entity_ids]
-    columns: dict[str, list[Any]] = {"from": [p[0] for p, _ in kept], "to": [p[1] for p, _ in kept]}
+    sources: list[Any] = []
+    targets: list[Any] = []
+    counts: list[Any] = []
+    for (chunk, entity), n in links.items():
+        if chunk in chunk_ids and entity in entity_ids:
+            sources.append(chunk)
+            targets.append(entity)
+            counts.append(n)
+    columns = {"from": sources, "to": targets}
     if count:
-        columns["count"] = [n for _, n in kept]
+        columns["count"] = counts
     return columns
 
 
