@@ -6,7 +6,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from prefect import task
@@ -75,25 +75,29 @@ def write_stores(
         phase.journal.save(run_key, run_id)
     merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
     bulk = writes_in_bulk(store, len(chunks), bulk_min_chunks)
-    batches = plan_commit_batches(
-        documents,
-        chunks,
-        resolution,
-        chunk_points=points.chunks,
-        entity_points=points.entities,
-        size=len(chunks) + 1 if bulk else batch_chunks,
-    )
     superseded = removed = 0
     recorded = (document_hashes or {}, plans or {})
-    for batch in batches:
-        checkpoint(control)
-        with store.writing():
-            if bulk:
-                written = _bulk_write(store, batch, run_id, phase, recorded=recorded)
-            else:
-                written = _write_batch(store, batch, run_id, merged, phase, recorded=recorded)
-        phase.journal.forget(document_subject(*v) for v in document_versions(batch.documents))
-        superseded, removed = superseded + written.superseded, removed + written.entities_removed
+    # a bulk load holds the lock from its vectors to its commit: a reader sees none of it or all of it
+    with store.writing() if bulk else nullcontext():
+        if bulk:  # its vectors first, then dropped: the graph's copy needs the memory they took
+            _upsert_and_release(store, points)
+        batches = plan_commit_batches(
+            documents,
+            chunks,
+            resolution,
+            chunk_points=points.chunks,
+            entity_points=points.entities,
+            size=len(chunks) + 1 if bulk else batch_chunks,
+        )
+        for batch in batches:
+            checkpoint(control)
+            with store.writing():
+                if bulk:
+                    written = _bulk_write(store, batch, run_id, phase, recorded=recorded)
+                else:
+                    written = _write_batch(store, batch, run_id, merged, phase, recorded=recorded)
+            phase.journal.forget(document_subject(*v) for v in document_versions(batch.documents))
+            superseded, removed = superseded + written.superseded, removed + written.entities_removed
     phase.journal.forget([subject, batch_subject(document_versions(documents))])
     return WriteOutcome(superseded, removed, len(batches))
 
@@ -111,25 +115,32 @@ def _bulk_write(
     *,
     recorded: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> WriteOutcome:
-    """Write a first ingestion into the empty graph as one batch: vectors, and one graph transaction after them.
+    """Write a first ingestion's graph into the empty graph as one batch, in one transaction.
 
-    The graph's rows go in by bulk copies (``bulk_load``), and the resolution and the commit of the documents in
-    the same transaction, so a run killed inside it leaves the graph empty and writes it all again when started
-    again (the vectors are upserts by id). The vectors are written on a thread of their own while the graph's rows
-    are copied (both engines work outside the GIL), and the documents are committed only once every vector is
-    written: a vector write that fails rolls the graph back. The caller holds ``store.writing()``.
+    Its vectors are written before (``_upsert_and_release``). The graph's rows go in by bulk copies
+    (``bulk_load``), and the resolution and the commit of the documents in the same transaction, so a run killed
+    inside it leaves the graph empty and writes it all again when started again (the vectors are upserts by id).
+    The caller holds ``store.writing()``.
     """
-    release_free_heap()  # what the extraction and resolution freed, which glibc would keep resident through the load
-    # leaving the pool waits for the vector writes, also when the graph's failed: they end under the caller's lock
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agrag-vectors") as pool:
-        _bulk_graph(store, batch, run_id, phase, recorded=recorded, vectors=pool.submit(_upsert_points, store, batch))
+    _bulk_graph(store, batch, run_id, phase, recorded=recorded)
     store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
     return WriteOutcome(0, 0)
 
 
-def _upsert_points(store: KnowledgeStore, batch: CommitBatch) -> None:
-    store.chunks.upsert(batch.chunk_points)
-    store.entities.upsert(batch.entity_points)
+def _upsert_and_release(store: KnowledgeStore, points: EmbeddedPoints) -> None:
+    """Write a bulk load's vectors, then empty ``points`` and hand the freed heap back to the system.
+
+    Why: at 1,000,000 chunks the points are gigabytes (a vector, a text and a payload each) that Qdrant Edge holds
+    once written, and the graph's copy after them takes gigabytes more; written beside the copy, as before, the
+    two together did not fit 24 GB. Nothing is committed until the graph's transaction commits the documents, and
+    a vector write that fails leaves the graph untouched. With one commit batch, every entity's vector is written
+    as the embed stage made it (``_unmerged_until_applied`` changes nothing) and merged members are marked after.
+    """
+    store.chunks.upsert(points.chunks)
+    store.entities.upsert(points.entities)
+    points.chunks.clear()  # the caller's lists: the flow keeps its EmbeddedPoints until the stage returns
+    points.entities.clear()
+    release_free_heap()  # and what the extraction and resolution freed, which glibc would keep through the load
 
 
 def _bulk_graph(
@@ -139,7 +150,6 @@ def _bulk_graph(
     phase: Phase,
     *,
     recorded: tuple[Mapping[str, str], Mapping[str, str]],
-    vectors: Future[None],
 ) -> None:
     load = GraphLoad(
         documents=tuple(d.document for d in batch.documents),
@@ -155,7 +165,6 @@ def _bulk_graph(
         store.graph.bulk_load(load)
         if batch.decisions or batch.candidates:
             store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
-        vectors.result()  # raises what the vector writes raised, inside the transaction: nothing is committed
         _commit(store, batch, phase, recorded)
 
 

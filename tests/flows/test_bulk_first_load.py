@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -177,27 +176,62 @@ def test_an_error_inside_the_transaction_leaves_the_graph_empty_and_the_next_run
     assert _dump(tmp_path / "data") == batched
 
 
-def test_a_vector_write_that_fails_beside_the_copy_commits_nothing_of_the_graph(
+def test_a_vector_write_that_fails_before_the_copy_commits_nothing_of_the_graph(
     batched: dict[str, Any],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    """The vectors are written on their own thread while the graph is copied: the graph waits for them to commit."""
+    """The vectors are written before the graph's copy: when they fail, the graph is not touched."""
     original = QdrantEdgeVectorStore.upsert
-    calls: list[str] = []
+    copies: list[int] = []
 
     def failing(self: QdrantEdgeVectorStore, points: Any) -> None:
-        calls.append(threading.current_thread().name)
         if self.collection is VectorCollection.ENTITIES:
             raise StoreError("the vector disk is full")
         original(self, points)
 
+    def counted(self: KuzuGraphStore, *args: Any, **kwargs: Any) -> None:
+        copies.append(1)
+
     with monkeypatch.context() as patch:
         patch.setattr(QdrantEdgeVectorStore, "upsert", failing)
+        patch.setattr(KuzuGraphStore, "bulk_load", counted)
         _fails_leaving_the_graph_empty(tmp_path / "data", error="the vector disk is full")
-    assert calls and all(name.startswith("agrag-vectors") for name in calls)
+    assert copies == [], "the graph's copy did not start"
     _ingest(EXAMPLES, tmp_path / "data", BULK)
     assert _dump(tmp_path / "data") == batched
+
+
+def test_the_bulk_copy_starts_with_every_vector_written_and_the_points_released(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """What the copy sees: both collections whole, and none of the embed stage's points still held by the flow."""
+    from agrag.flows import write_tasks
+    from agrag.flows.embed_task import EmbeddedPoints
+
+    held: list[EmbeddedPoints] = []
+    stores: list[KnowledgeStore] = []
+    seen: dict[str, int] = {}
+    original_write, original_load = write_tasks.write_stores.fn, KuzuGraphStore.bulk_load
+
+    def recording_write(store: KnowledgeStore, *args: Any, **kwargs: Any) -> Any:
+        held.append(args[3])
+        stores.append(store)
+        return original_write(store, *args, **kwargs)
+
+    def recording_load(self: KuzuGraphStore, load: GraphLoad) -> None:
+        seen["held"] = len(held[0].chunks) + len(held[0].entities)
+        seen["chunk_vectors"], seen["entity_vectors"] = stores[0].chunks.count(), stores[0].entities.count()
+        original_load(self, load)
+
+    monkeypatch.setattr(write_tasks.write_stores, "fn", recording_write)
+    monkeypatch.setattr(KuzuGraphStore, "bulk_load", recording_load)
+    _ingest(EXAMPLES, tmp_path / "data", BULK)
+    with open_store(tmp_path / "data") as store:
+        counts = store.counts()
+    assert seen["held"] == 0, "the flow's points were emptied before the copy"
+    assert counts["chunk_vectors"] > 0 and counts["entity_vectors"] > 0
+    assert (seen["chunk_vectors"], seen["entity_vectors"]) == (counts["chunk_vectors"], counts["entity_vectors"])
 
 
 @pytest.mark.slow
