@@ -18,13 +18,8 @@ from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.relation import Relation
 from agrag.components.errors import LLMError
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient
-from agrag.components.reporters.extractive_community_reporter import (
-    CommunityEvidence,
-    ExtractiveCommunityReporter,
-    gather_evidence,
-    importance,
-    ratings_of,
-)
+from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter, importance, ratings_of
+from agrag.components.reporters.source_sentences import CommunityEvidence, gather_evidence
 
 logger = logging.getLogger(__name__)
 

@@ -7,11 +7,10 @@ from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.community import Finding
 from agrag.components.reporters.extractive_community_reporter import (
     ExtractiveCommunityReporter,
-    gather_evidence,
     importance_ratings,
     join_sentences,
-    split_sentences,
 )
+from agrag.components.reporters.source_sentences import gather_evidence, split_sentences
 from tests.components.reporters.corpus import TEAM, build_corpus
 
 

@@ -8,8 +8,9 @@ from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.community import CommunityReport, Finding
 from agrag.components.errors import LLMError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
-from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter, gather_evidence
+from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter
 from agrag.components.reporters.llm_community_reporter import LLMCommunityReporter, build_prompt, parse_report
+from agrag.components.reporters.source_sentences import gather_evidence
 from tests.components.reporters.corpus import TEAM, build_corpus
 from tests.support.scripted_llm import scripted_llm
 
