@@ -162,10 +162,12 @@ class KuzuConnection:
         return [dict(zip(columns, row, strict=True)) for row in rows]
 
     def _run_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> list[list[Any]]:
-        returned: list[list[Any]] = []
+        return [row for batch in self._batches(query, key, rows, **extra) for row in batch]
+
+    def _batches(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> Iterator[list[list[Any]]]:
+        """``query`` run on ``rows`` a batch at a time, each batch's result as it comes (none held for the next)."""
         for start in range(0, len(rows), _BATCH):
-            returned += self._run(query, {key: list(rows[start : start + _BATCH]), **extra})
-        return returned
+            yield self._run(query, {key: list(rows[start : start + _BATCH]), **extra})
 
     def _write_batched(self, query: str, key: str, rows: Sequence[Any], **extra: Any) -> list[list[Any]]:
         returned: list[list[Any]] = []
