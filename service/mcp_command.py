@@ -73,6 +73,13 @@ def mcp(
             root = check_files_root(files_root, "--files-root")
         except AgragError as exc:
             fail(exc)
+        if not root.is_dir():  # else every ingest call would fail later, after the client was told it may ingest
+            fail(
+                ConfigError(
+                    f"--files-root {files_root} is not a folder on this machine. Give the folder the ingest tool may "
+                    "read (it must exist), or leave --files-root out to use AGRAG_FILES_ROOT."
+                )
+            )
         # the ingestion flow reads its settings from the environment, as every run does: it must see this root
         os.environ["AGRAG_FILES_ROOT"] = str(root)
     try:

@@ -104,6 +104,7 @@ async def test_a_stdio_server_limited_to_documents_sees_only_them(mcp_data_dir: 
             "AGRAG_MCP_MAX_RESULT_CHARS: Input should be greater than or equal",
         ),
         (("--files-root", "."), {}, "--files-root is for the ingest tool, which only --allow-write offers"),
+        (("--allow-write", "--files-root", "no/such/folder"), {}, "--files-root no/such/folder is not a folder"),
     ],
 )
 def test_bad_mcp_settings_stop_agrag_mcp_with_a_clear_error(
