@@ -4,7 +4,9 @@ For each size, on a synthetic corpus with Zipf-distributed names (``scale_corpus
 
 * Ingest: the real Prefect flow ``ingest_flow`` with ``embedder=hashed`` (unit vectors hashed from the words: the
   run measures agrag and its stores, not MiniLM), in a process of its own. Reported: seconds and chunks/s of every
-  stage, the peak RSS of the process, and the disk size of the graph and the vectors.
+  stage, the peak RSS of the process, and the disk size of the graph and the vectors. From
+  ``--finalize-apart-from`` chunks (500,000) the ingestion runs with ``ingest.finalize=manual`` and the communities
+  and reports are made by ``agrag finalize``'s flow in a process of its own, as on a machine this size one should.
 * Write floor: the rows the ingestion stored, written again with the engines' bulk paths (Kùzu ``COPY FROM`` and
   Qdrant Edge batch upserts; ``scale_floors.py``). The write stage is reported next to it, with the stores' rates.
 * Serve: a process that opens the data dir as ``agrag serve`` does, times the first query of every recipe (pipeline
@@ -57,8 +59,11 @@ def disk_mib(path: Path) -> float:
     return sum(p.stat().st_size for p in files) / 2**20
 
 
-def phase_ingest(corpus: Path) -> dict[str, Any]:
-    """The real ingestion flow over ``corpus`` (in this process; AGRAG_DATA_DIR names the data dir)."""
+def phase_ingest(corpus: Path, *, finalize_apart: bool = False) -> dict[str, Any]:
+    """The real ingestion flow over ``corpus`` (in this process; AGRAG_DATA_DIR names the data dir).
+
+    ``finalize_apart``: with ``ingest.finalize=manual``, leaving communities and reports to ``phase_finalize``.
+    """
     from agrag.flows.ingest_flow import ingest_flow
     from agrag.flows.progress import stage_lines
     from agrag.service.server.private_prefect import private_prefect_api
@@ -67,7 +72,8 @@ def phase_ingest(corpus: Path) -> dict[str, Any]:
     # a line per stage on stderr (a 1,000,000-chunk ingestion runs for over an hour), and the CLI's private Prefect
     # server, which dies with this process: Prefect's own temporary server outlived the kernel's kill of a 1M attempt
     with private_prefect_api(), stage_lines(sys.stderr):
-        report = ingest_flow(str(corpus), OVERRIDES, progress_bar=False)
+        overrides = [*OVERRIDES, "ingest.finalize=manual"] if finalize_apart else OVERRIDES
+        report = ingest_flow(str(corpus), overrides, progress_bar=False)
     wall = time.perf_counter() - started
     chunks = report.chunks_written
     return {
@@ -83,6 +89,23 @@ def phase_ingest(corpus: Path) -> dict[str, Any]:
         "seconds": report.seconds,
         "wall_seconds": wall,
         "chunks_per_second": chunks / report.seconds,
+        "peak_rss_mib": peak_rss_mib(),
+    }
+
+
+def phase_finalize() -> dict[str, Any]:
+    """``agrag finalize``'s flow on the ingested data dir (in this process): communities and reports."""
+    from agrag.flows.finalize_run import run_finalize
+    from agrag.flows.progress import stage_lines
+    from agrag.service.server.private_prefect import private_prefect_api
+
+    started = time.perf_counter()
+    with private_prefect_api(), stage_lines(sys.stderr):
+        report = run_finalize(OVERRIDES)
+    return {
+        "stage_seconds": {k: round(v, 3) for k, v in (report.stage_seconds or {}).items()},
+        "communities_by_level": report.communities_by_level,
+        "wall_seconds": time.perf_counter() - started,
         "peak_rss_mib": peak_rss_mib(),
     }
 
@@ -186,8 +209,16 @@ def buffer_pool_mb(chunks: int) -> int:
     return 1024 + chunks * 11 // 2000
 
 
-def bench_size(chunks: int, root: Path, queries: int, floor_queries: int | None) -> dict[str, Any]:
-    """Every phase for one corpus size, in folders under ``root`` (removed afterwards)."""
+def bench_size(
+    chunks: int, root: Path, queries: int, floor_queries: int | None, finalize_apart_from: int
+) -> dict[str, Any]:
+    """Every phase for one corpus size, in folders under ``root`` (removed afterwards).
+
+    From ``finalize_apart_from`` chunks the communities and reports are made by ``agrag finalize``'s flow in a
+    process of its own after the ingestion (``ingest.finalize=manual``), as a user of a machine this size would:
+    at 1,000,000 chunks the ingesting process still holds the bulk load's Kùzu pages and Qdrant's write buffers
+    when the reports stage begins. Their stage times join the ingestion's, and the peak is the larger process's.
+    """
     import scale_corpus  # type: ignore[import-not-found]
 
     corpus, data = root / "corpus", root / "data"
@@ -196,8 +227,17 @@ def bench_size(chunks: int, root: Path, queries: int, floor_queries: int | None)
     started = time.perf_counter()
     files = scale_corpus.write_corpus(corpus, chunks)
     print(f"[{chunks:,} chunks] corpus: {files:,} files in {time.perf_counter() - started:.0f} s", flush=True)
-    ingest = run_phase("ingest", pooled_env, "--corpus", str(corpus))
+    apart = chunks >= finalize_apart_from
+    ingest = run_phase("ingest", pooled_env, "--corpus", str(corpus), *(["--finalize-apart"] if apart else []))
     ingest["kuzu_buffer_pool_mb"] = int(pooled_env["AGRAG_KUZU_BUFFER_POOL_MB"])
+    if apart:
+        finalize = run_phase("finalize", pooled_env)
+        ingest["finalize_apart"] = finalize
+        ingest["stage_seconds"] |= finalize["stage_seconds"]
+        ingest["seconds"] += sum(finalize["stage_seconds"].values())
+        ingest["chunks_per_second"] = ingest["chunks"] / ingest["seconds"]
+        ingest["stage_chunks_per_second"] = {k: chunks / v for k, v in ingest["stage_seconds"].items() if v > 0}
+        ingest["peak_rss_mib"] = max(ingest["peak_rss_mib"], finalize["peak_rss_mib"])
     ingest["disk_mib"] = {
         "graph": disk_mib(data / "graph.kuzu"),
         "vectors": disk_mib(data / "vectors"),
@@ -233,7 +273,14 @@ def main() -> None:
         help="keep the sizes of the existing --output that this run does not measure (run 1,000,000 alone)",
     )
     parser.add_argument("--workdir", type=Path, default=None, help="where the corpora and data dirs go (a temp dir)")
-    parser.add_argument("--phase", choices=["ingest", "floor", "serve"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--finalize-apart-from",
+        type=int,
+        default=500_000,
+        help="from this many chunks, make communities and reports in a process of their own (agrag finalize)",
+    )
+    parser.add_argument("--phase", choices=["ingest", "finalize", "floor", "serve"], help=argparse.SUPPRESS)
+    parser.add_argument("--finalize-apart", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--phase-output", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--scratch", type=Path, help=argparse.SUPPRESS)
@@ -245,14 +292,7 @@ def main() -> None:
 
     apply_offline_defaults()
     if args.phase:
-        data_dir = Path(os.environ["AGRAG_DATA_DIR"])
-        if args.phase == "ingest":
-            result = phase_ingest(args.corpus)
-        elif args.phase == "floor":
-            result = phase_floor(data_dir, args.scratch)
-        else:
-            result = phase_serve(args.work, args.queries, args.floor_queries)
-        args.phase_output.write_text(json.dumps(result, default=str), encoding="utf-8")
+        run_one_phase(args)
         return
     import scale_report  # type: ignore[import-not-found]
 
@@ -272,7 +312,7 @@ def main() -> None:
     measured: list[dict[str, Any]] = []
     for chunks in sizes:
         with tempfile.TemporaryDirectory(prefix=f"agrag-scale-{chunks}-", dir=args.workdir) as tmp:
-            size = bench_size(chunks, Path(tmp), args.queries, args.floor_queries)
+            size = bench_size(chunks, Path(tmp), args.queries, args.floor_queries, args.finalize_apart_from)
         measured.append(size | {"run_date": result["date"]})
         done = {size["chunks"] for size in measured}
         kept = [size for size in earlier if size["chunks"] not in done]
@@ -285,6 +325,20 @@ def main() -> None:
     plot = args.output.with_suffix(".png")
     scale_report.plot(result, plot)
     print(f"\nJSON written to {args.output}, plot to {plot}")
+
+
+def run_one_phase(args: argparse.Namespace) -> None:
+    """One phase in this process (``run_phase`` started it), its result written to ``--phase-output``."""
+    data_dir = Path(os.environ["AGRAG_DATA_DIR"])
+    if args.phase == "ingest":
+        result = phase_ingest(args.corpus, finalize_apart=args.finalize_apart)
+    elif args.phase == "finalize":
+        result = phase_finalize()
+    elif args.phase == "floor":
+        result = phase_floor(data_dir, args.scratch)
+    else:
+        result = phase_serve(args.work, args.queries, args.floor_queries)
+    args.phase_output.write_text(json.dumps(result, default=str), encoding="utf-8")
 
 
 def _earlier_sizes(output: Path) -> list[dict[str, Any]]:
