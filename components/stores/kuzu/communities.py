@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
@@ -12,6 +13,11 @@ from agrag.components.stores.kuzu import communities_cypher as cy
 from agrag.components.stores.kuzu.ingest_cypher import STORED_ENTITIES
 from agrag.components.stores.kuzu.retrieval_reads import KuzuRetrievalReads
 from agrag.components.stores.kuzu.rows import CommunityRow, RelationRow, community_params
+
+# Report inputs are read by ranges of ids when a batch asks for at least 1/RANGE_SHARE of the entities, RANGE_IDS
+# asked ids a range (``_linked``).
+RANGE_SHARE = 20
+RANGE_IDS = 20_000
 
 
 class KuzuCommunities(KuzuRetrievalReads):
@@ -48,23 +54,36 @@ class KuzuCommunities(KuzuRetrievalReads):
             return shared.setdefault(text, text)
 
         relations: dict[str, Relation] = {}
-        for batch in self._batches(cy.RELATIONS_FROM, "ids", records):
-            for row in batch:
-                if row[-1] in ends:
-                    r = RelationRow.read(row)
-                    relations[r.id] = Relation(
-                        r.id,
-                        one(r.source_id),
-                        one(r.target_id),
-                        one(r.type),
-                        tuple(map(one, r.chunk_ids)),
-                        r.description,
-                    )
-        mentions = sorted(
-            {(one(row[0]), one(row[1])) for batch in self._batches(cy.MENTIONS_OF, "ids", records) for row in batch}
-        )
+        for row in self._linked(cy.RELATIONS_FROM, cy.RELATIONS_IN_RANGE, records):
+            if row[-1] in ends:
+                r = RelationRow.read(row)
+                relations[r.id] = Relation(
+                    r.id,
+                    one(r.source_id),
+                    one(r.target_id),
+                    one(r.type),
+                    tuple(map(one, r.chunk_ids)),
+                    r.description,
+                )
+        linked = self._linked(cy.MENTIONS_OF, cy.MENTIONS_IN_RANGE, records)
+        mentions = sorted({(one(row[0]), one(row[1])) for row in linked})
         chunks = self.get_chunks(sorted({c for c, _ in mentions}))
         return entities, list(relations.values()), chunks, mentions
+
+    def _linked(self, by_ids: str, by_range: str, records: list[str]) -> Iterator[list[Any]]:
+        """The rows of ``by_ids`` for the sorted, distinct entity ``records``, without the asked id of ``by_range``.
+
+        A batch asking for at least 1/``RANGE_SHARE`` of the entities reads ranges of ``RANGE_IDS`` ids and keeps
+        the rows of the ids it asked for; a smaller one reads by id (see ``communities_cypher``).
+        """
+        if len(records) * RANGE_SHARE < int(self._run(cy.ENTITY_COUNT)[0][0]):
+            for batch in self._batches(by_ids, "ids", records):
+                yield from batch
+            return
+        asked = set(records)
+        for start in range(0, len(records), RANGE_IDS):
+            part = records[start : start + RANGE_IDS]
+            yield from (row[:-1] for row in self._run(by_range, {"lo": part[0], "hi": part[-1]}) if row[-1] in asked)
 
     def replace_communities(self, communities: Sequence[Community]) -> None:
         """Store this hierarchy (with reports) in place of the previous one."""
