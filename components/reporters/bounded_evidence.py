@@ -63,12 +63,10 @@ class _Collector:
     overall: _Best
     by_member: dict[str, _Best]
 
-    def offer(self, sentence: str, named: frozenset[str], position: int, order: int, key: list[str]) -> None:
+    def offer(self, sentence: str, key: str, named: frozenset[str], position: int, order: int) -> None:
         if not (inside := named & self.structure.members):
             return
-        if not key:  # computed once per sentence, for the first community that takes it
-            key.append(sentence_key(sentence))
-        entry = (self.structure.score(inside), -position, -order, sentence, key[0], inside)
+        entry = (self.structure.score(inside), -position, -order, sentence, key, inside)
         self.overall.offer(entry)
         for member in inside & self.by_member.keys():
             self.by_member[member].offer(entry)
@@ -102,8 +100,7 @@ def bounded_evidence(
         structure = community_structure(community, index)
         leading = {e.id: _Best(findings) for e in structure.known[:findings]}
         collectors.append(_Collector(structure, _Best(summary), leading))
-        chunk_ids = {c for eid in community.entity_ids for c in index.chunks_of.get(eid, ()) if c in index.chunks}
-        for chunk_id in chunk_ids:
+        for chunk_id in index.chunk_ids_naming(community):
             serving[chunk_id].append(number)
     for chunk_id, position in sorted(index.chunk_position.items(), key=lambda item: item[1]):
         if not (takers := serving.pop(chunk_id, None)):
@@ -111,7 +108,7 @@ def bounded_evidence(
         chunk = index.chunks[chunk_id]
         for order, sentence in enumerate(split_sentences(chunk.text, rows=chunk.kind == TABLE_CHUNK)):
             if named := index.named(sentence):
-                key: list[str] = []
+                key = sentence_key(sentence)
                 for number in takers:
-                    collectors[number].offer(sentence, named, position, order, key)
+                    collectors[number].offer(sentence, key, named, position, order)
     return [collector.evidence(community) for collector, community in zip(collectors, communities, strict=True)]

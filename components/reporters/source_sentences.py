@@ -134,6 +134,10 @@ class SourceIndex:
                 self.max_words = max(self.max_words, len(words))
         self._sentences: dict[str, list[tuple[str, frozenset[str]]]] = {}
 
+    def chunk_ids_naming(self, community: Community) -> set[str]:
+        """The ids of the given chunks that mention a member of ``community`` or support one of its relations."""
+        return {c for eid in community.entity_ids for c in self.chunks_of.get(eid, ()) if c in self.chunks}
+
     def sentences(self, chunk_id: str) -> list[tuple[str, frozenset[str]]]:
         """The sentences of a chunk, each with the entities it names (cached: a chunk serves several communities)."""
         if (cached := self._sentences.get(chunk_id)) is None:
@@ -211,9 +215,8 @@ def sentence_key(sentence: str) -> str:
 def _gather(community: Community, index: SourceIndex) -> CommunityEvidence:
     structure = community_structure(community, index)
     members = structure.members
-    chunk_ids = {cid for eid in community.entity_ids for cid in index.chunks_of.get(eid, ()) if cid in index.chunks}
     scored: list[tuple[float, int, int, str, frozenset[str]]] = []
-    for cid in chunk_ids:
+    for cid in index.chunk_ids_naming(community):
         for order, (sentence, named) in enumerate(index.sentences(cid)):
             if inside := named & members:
                 scored.append((-structure.score(inside), index.chunk_position[cid], order, sentence, inside))

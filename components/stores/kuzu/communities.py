@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
@@ -45,16 +46,13 @@ class KuzuCommunities(KuzuRetrievalReads):
         asked = set(ids) | self._members_of(ids)
         ends = asked if among is None else asked | set(among) | self._members_of(list(among))
         records = sorted(asked)
-        # Why shared: each row brings its own copy of every id, and at 1,000,000 chunks a batch of communities
+        # Why interned: each row brings its own copy of every id, and at 1,000,000 chunks a batch of communities
         # reads millions of relations and mentions naming the same hubs and chunks (about 1 KB a relation read
         # as rows, at 100,000 chunks).
-        shared: dict[str, str] = {}
-
-        def one(text: str) -> str:
-            return shared.setdefault(text, text)
-
+        one = sys.intern
+        ranged = len(records) * RANGE_SHARE >= int(self._run(cy.ENTITY_COUNT)[0][0])
         relations: dict[str, Relation] = {}
-        for row in self._linked(cy.RELATIONS_FROM, cy.RELATIONS_IN_RANGE, records):
+        for row in self._linked(cy.RELATIONS_FROM, cy.RELATIONS_IN_RANGE, records, ranged=ranged):
             if row[-1] in ends:
                 r = RelationRow.read(row)
                 relations[r.id] = Relation(
@@ -65,18 +63,18 @@ class KuzuCommunities(KuzuRetrievalReads):
                     tuple(map(one, r.chunk_ids)),
                     r.description,
                 )
-        linked = self._linked(cy.MENTIONS_OF, cy.MENTIONS_IN_RANGE, records)
+        linked = self._linked(cy.MENTIONS_OF, cy.MENTIONS_IN_RANGE, records, ranged=ranged)
         mentions = sorted({(one(row[0]), one(row[1])) for row in linked})
         chunks = self.get_chunks(sorted({c for c, _ in mentions}))
         return entities, list(relations.values()), chunks, mentions
 
-    def _linked(self, by_ids: str, by_range: str, records: list[str]) -> Iterator[list[Any]]:
+    def _linked(self, by_ids: str, by_range: str, records: list[str], *, ranged: bool) -> Iterator[list[Any]]:
         """The rows of ``by_ids`` for the sorted, distinct entity ``records``, without the asked id of ``by_range``.
 
-        A batch asking for at least 1/``RANGE_SHARE`` of the entities reads ranges of ``RANGE_IDS`` ids and keeps
-        the rows of the ids it asked for; a smaller one reads by id (see ``communities_cypher``).
+        ``ranged`` (a batch asking for at least 1/``RANGE_SHARE`` of the entities): read ranges of ``RANGE_IDS``
+        ids and keep the rows of the ids asked for; else read by id (see ``communities_cypher``).
         """
-        if len(records) * RANGE_SHARE < int(self._run(cy.ENTITY_COUNT)[0][0]):
+        if not ranged:
             for batch in self._batches(by_ids, "ids", records):
                 yield from batch
             return
