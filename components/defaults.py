@@ -26,6 +26,11 @@ QDRANT_COLLECTION_PREFIX: Final = "agrag"
 QDRANT_ON_DISK_PAYLOAD: Final = True
 QDRANT_HNSW_M: Final = 16
 QDRANT_HNSW_EF_CONSTRUCT: Final = 100
+# Qdrant Edge shards (conf/vector_store/edge.yaml): past this many KB of vectors in its growing segment, a collection
+# is indexed for search (Qdrant's own default threshold: about 6,600 vectors of 384 floats), with int8 copies
+# scanned first and the best `oversampling` times as many candidates rescored with the float32 originals.
+EDGE_INDEXING_THRESHOLD_KB: Final = 10_000
+EDGE_OVERSAMPLING: Final = 2.0
 
 # ingest.loader
 LOADER_MAX_FILE_BYTES: Final = 20 * 1024 * 1024

@@ -25,6 +25,7 @@ from agrag.flows.community_refresh import refresh_communities
 from agrag.flows.extract_resolve import extract_and_resolve
 from agrag.flows.file_statuses import file_statuses, other_settings, with_plans, without_text
 from agrag.flows.finalize_flow import DEFERRED
+from agrag.flows.index_task import index_vectors
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_report import IngestReport
 from agrag.flows.ingest_report_markdown import publish_ingest_report
@@ -164,6 +165,9 @@ def ingest_into(
     if changed:  # what `status` shows the graph was built with (an unchanged rerun built nothing)
         with store.writing():
             record_ontology(store.graph, ingest.ontology)
+    indexed = index_vectors(store, clock)
+    if indexed is not None:
+        report = replace(report, vectors_indexed=indexed)
     return _finish(report, clock, store)
 
 

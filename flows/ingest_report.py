@@ -8,6 +8,7 @@ from agrag.components.data_models.extraction import ChunkFailure
 from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.loaders.file_failure import FileFailure
+from agrag.components.stores.vector_store import VectorCollection
 
 INGESTED = "ingested"
 UNCHANGED = "unchanged"
@@ -67,6 +68,7 @@ class IngestReport:
         llm_cache_hits: Requests answered from the LLM answer cache instead.
         communities_deferred: The graph changed but communities and reports were left stale
             (``ingest.finalize=manual``): ``agrag finalize`` rebuilds them.
+        vectors_indexed: Points of each vector collection the ``index`` stage indexed for search (empty: none was due).
         stage_seconds: Wall time of each stage.
         counts: Rows per graph table and points per vector collection after the run.
     """
@@ -100,6 +102,7 @@ class IngestReport:
     llm_calls: int = 0
     llm_cache_hits: int = 0
     communities_deferred: bool = False
+    vectors_indexed: dict[str, int] = field(default_factory=dict)
     stage_seconds: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -143,4 +146,20 @@ def stage_lines(report: IngestReport, *, final: bool = True) -> dict[str, str]:
         "communities": levels or "none",
         "reports": f"{reports or 'none'} ({report.reports_reused} reused"
         + (f", {report.report_fallbacks} LLM fallbacks)" if report.report_fallbacks else ")"),
+        "index": index_line(report.vectors_indexed),
     }
+
+
+_POINTS = {
+    VectorCollection.CHUNKS: "chunk",
+    VectorCollection.ENTITIES: "entity",
+    VectorCollection.COMMUNITIES: "report",
+}
+
+
+def index_line(indexed: dict[str, int]) -> str:
+    """The stage's line: which collections were indexed, with their points ("1000 chunk, 600 entity vectors ...")."""
+    if not indexed:
+        return "nothing was due"
+    counts = ", ".join(f"{points} {_POINTS[VectorCollection(name)]}" for name, points in indexed.items())
+    return f"{counts} vectors indexed for search"

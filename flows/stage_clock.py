@@ -45,6 +45,10 @@ class StageClock:
         """The stage ended: its line, worded as the CLI's stage table words it, from what ``report`` knows now."""
         self._tell(name, StageState.COMPLETED, stage_lines(report, final=final).get(name, ""))
 
+    def completed_line(self, name: str, line: str) -> None:
+        """The stage ended with this line (a stage whose result is not part of an ``IngestReport``)."""
+        self._tell(name, StageState.COMPLETED, line)
+
     def skipped(self, names: Sequence[str], why: str) -> None:
         """The stages did not run, for the reason ``why``."""
         for name in names:

@@ -77,7 +77,12 @@ def open_vector_store(
     """Open one collection on the configured backend."""
     if isinstance(config, EdgeVectorStoreConfig):
         return QdrantEdgeVectorStore(
-            settings.vectors_dir / collection.value, collection, dimension, rrf_k, KEYWORD_FIELDS[collection]
+            settings.vectors_dir / collection.value,
+            collection,
+            dimension,
+            rrf_k,
+            KEYWORD_FIELDS[collection],
+            settings=config.shard_settings(),
         )
     assert isinstance(config, QdrantVectorStoreConfig)
     if not settings.qdrant_url and settings.qdrant_path is None:

@@ -290,6 +290,14 @@ class QdrantServerVectorStore:
         """Return the number of stored points."""
         return int(self._client.count(self._name, exact=True).count)
 
+    def index_pending(self) -> bool:
+        """Always False: a Qdrant server indexes its collections in the background (its own optimizers)."""
+        return False
+
+    def optimize(self) -> bool:
+        """Nothing to do: the server indexes by itself (``index_pending`` is always False)."""
+        return False
+
     def close(self) -> None:
         """Release the client (and, in local mode, its folder lock)."""
         self._client.close()

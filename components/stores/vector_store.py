@@ -149,6 +149,14 @@ class VectorStore(Protocol):
         """Return the number of stored points."""
         ...
 
+    def index_pending(self) -> bool:
+        """Whether points wait to be indexed for search by ``optimize`` (False where the engine indexes by itself)."""
+        ...
+
+    def optimize(self) -> bool:
+        """Index for search what ``index_pending`` says waits; True if anything was indexed."""
+        ...
+
     def close(self) -> None:
         """Flush and release the store."""
         ...

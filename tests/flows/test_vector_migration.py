@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from agrag.components.errors import ConfigError, CorruptedStoreError
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.qdrant_common import ITEM_ID_FIELD
 from agrag.components.stores.qdrant_server_vector_store import QdrantServerVectorStore
-from agrag.components.stores.vector_store import QueryLeg, StoredPoint, VectorCollection, VectorPoint
+from agrag.components.stores.vector_store import StoredPoint, VectorCollection, VectorPoint
 from agrag.components.vector_backend_errors import (
     AlreadyOnQdrantServerError,
     ForeignTargetPointsError,
@@ -31,11 +31,9 @@ from agrag.pipelines.runtime import open_runtime
 from agrag.pipelines.settings import Settings
 from tests.conftest import EXAMPLES
 from tests.support.isolated_settings import isolated_settings
+from tests.support.recipe_answers import assert_same_answers, recipe_answers
 
 QDRANT = "vector_store=qdrant"
-QUESTIONS = ("Who wrote the Orion Planner?", "What caused the replanning storm in Lyon?", "lidar window aisle 14")
-# every recipe that runs without an LLM or a cross-encoder: passages, entities, both, the graph walk, the reports
-RECIPES = ("chunk", "entity", "hybrid", "graph_expand", "thematic", "multi_hop")
 # Qdrant normalizes every vector it stores for cosine: a vector already normalized may come back 1 float32 ulp off
 FLOAT32_ULP = 1.2e-7
 
@@ -80,55 +78,10 @@ def _points(store: KnowledgeStore) -> dict[VectorCollection, dict[str, StoredPoi
     return found
 
 
-def _key(item: Any) -> str:
-    return f"{type(item).__name__}:{getattr(item, 'id', item)}"
-
-
-SCORE_TOLERANCE = 1e-6  # a migrated vector may be one float32 step off (Qdrant re-normalizes), and so its scores
-
-
-def _same_answers(before: Any, after: Any) -> None:
-    """The same results above each list's cut-off, and (for one ranking, not a fusion of several) the same scores."""
-    assert set(before) == set(after)
-    for key, (scores, above) in before.items():
-        moved_scores, moved_above = after[key]
-        assert moved_above == above, key
-        assert len(moved_scores) == len(scores), key
-        if key[0] in SINGLE_RANKING:
-            assert all(math.isclose(a, b, abs_tol=SCORE_TOLERANCE) for a, b in zip(scores, moved_scores, strict=True))
-
-
-# Multi-step recipes fuse several rankings: a tie one engine orders the other way moves an item's rank in a step,
-# and so its fused score, without changing what is found (the README's note on rebuilt stores).
-SINGLE_RANKING = {"chunk", "entity", *(leg.value for leg in QueryLeg)}
-
-
-def _ranked(scored: Iterable[tuple[str, float]]) -> tuple[tuple[float, ...], frozenset[str]]:
-    """A ranked list as its scores and the ids scored above its last score.
-
-    Items tied at the cut-off may differ between two engines (each orders ties its own way, so a tie at the limit
-    keeps a different one); every item above it, and every score, must be the same.
-    """
-    pairs = list(scored)
-    last = min((score for _, score in pairs), default=0.0)
-    return tuple(sorted(score for _, score in pairs)), frozenset(
-        i for i, score in pairs if score > last + SCORE_TOLERANCE
-    )
-
-
 def _answers(store_root: Path, overrides: Sequence[str], embedder: SentenceTransformersTextEmbedder) -> Any:
     """What the recipes and the keyword and dense legs find, and every point; on the data dir opened so."""
-    answers: dict[tuple[str, str], tuple[tuple[float, ...], frozenset[str]]] = {}
     with open_runtime(list(overrides), settings_for(store_root), embedder=embedder) as runtime:
-        for question in QUESTIONS:
-            dense = embedder.embed_batch([question])[0]
-            for recipe in RECIPES:
-                response = runtime.engine.search_sync(question, runtime.config_for([f"recipe={recipe}"]).recipe)
-                answers[(recipe, question)] = _ranked((_key(r.item), r.score) for r in response.results)
-            for leg in QueryLeg:
-                hits = runtime.store.chunks.query_leg(leg, dense, question, 8)
-                answers[(leg.value, question)] = _ranked((h.id, h.score) for h in hits)
-        return answers, _points(runtime.store), runtime.store.counts()
+        return recipe_answers(runtime, embedder), _points(runtime.store), runtime.store.counts()
 
 
 def _same_points(before: dict[VectorCollection, dict[str, StoredPoint]], after: Any) -> None:
@@ -167,7 +120,7 @@ def test_the_vectors_move_unembedded_and_every_search_answers_the_same(
     assert all(scores for scores, _ in answers.values()), "every recipe and leg finds something"
     moved_answers, moved_points, moved_counts = _answers(root, [QDRANT], embedder)
     _same_points(points, moved_points)
-    _same_answers(answers, moved_answers)
+    assert_same_answers(answers, moved_answers)
     assert moved_counts == counts
 
     with pytest.raises(VectorBackendMismatchError, match="Add the override vector_store=qdrant") as refused:

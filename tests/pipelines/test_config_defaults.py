@@ -22,6 +22,7 @@ from agrag.components.chunkers.sentence_chunker import SentenceChunker
 from agrag.components.chunkers.structural_chunker import StructuralChunker
 from agrag.components.communities.leiden_community_detector import LeidenCommunityDetector
 from agrag.components.cutters.limit_cutter import LimitCutter
+from agrag.components.data_models.edge_shard_settings import EdgeShardSettings
 from agrag.components.data_models.qdrant_collection_settings import QdrantCollectionSettings
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.expanders.graph_bfs_expander import GraphBfsExpander
@@ -40,6 +41,7 @@ from agrag.pipelines.config_loader import available_options, compose_option, loa
 from agrag.pipelines.config_models import (
     AgragConfig,
     CommunityConfig,
+    EdgeVectorStoreConfig,
     EmbedderConfig,
     EmbeddingResolutionConfig,
     FixedChunkerConfig,
@@ -109,6 +111,8 @@ LINKS = (
     *links("vector_store", QdrantVectorStoreConfig, QdrantServerVectorStore, "collection_prefix=prefix"),
     *links("vector_store", QdrantVectorStoreConfig, QdrantCollectionSettings,
            "on_disk_payload hnsw_m hnsw_ef_construct quantization"),
+    *links("vector_store", EdgeVectorStoreConfig, EdgeShardSettings, "quantization indexing_threshold_kb oversampling",
+           "edge"),
     *links("ingest.loader", LoaderConfig, FolderLoader, "max_file_bytes=max_bytes suffixes"),
     *links("ingest.chunker", StructuralChunkerConfig, StructuralChunker, "max_chars section_max_chars table_max_rows",
            "structural"),

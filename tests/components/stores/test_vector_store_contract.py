@@ -262,3 +262,12 @@ def test_a_large_upsert_stores_every_point_and_reopens_whole(opener: Opener, tmp
         ), "the last slice's vectors are stored (a backend may keep them normalized)"
     finally:
         reopened.close()
+
+
+def test_a_small_collection_has_nothing_to_index_and_optimize_changes_nothing(store: VectorStore) -> None:
+    # Qdrant Edge indexes past vector_store.indexing_threshold_kb (tests/components/stores/test_edge_indexing.py);
+    # a server indexes in the background, so it never has anything pending.
+    before = store.query([0.0, 0.0, 1.0, 0.0], "lidar", limit=4)
+    assert not store.index_pending()
+    assert store.optimize() is False
+    assert store.query([0.0, 0.0, 1.0, 0.0], "lidar", limit=4) == before
