@@ -57,10 +57,10 @@ class KuzuWalks(KuzuIdLookups):
         seen, types = set(params["seen"]), None if params["any_type"] else set(params["types"])
         rows: list[list[Any]] = []
         for record in params["ids"]:
-            entry = cache.get(writes, best, record)
+            entry = cache.get(writes, best[0], record)
             if entry is None:
-                found = self._run(best, {"id": record, "k": keep})
-                entry = cache.put(writes, best, record, found, complete=len(found) < keep)
+                found = self._best_rows(best, record, keep)
+                entry = cache.put(writes, best[0], record, found, complete=len(found) < keep)
             kept = [
                 list(row)
                 for row in entry.rows
@@ -70,6 +70,15 @@ class KuzuWalks(KuzuIdLookups):
                 kept = self._run(statement, {**params, "ids": [record]})
             rows += kept
         return rows
+
+    def _best_rows(self, best: tuple[str, str], record: str, keep: int) -> list[list[Any]]:
+        """The best ``keep`` relations of ``record`` (``BEST_OF_HOP``): ranked by offset, then read at those offsets."""
+        ranking, rows_at = best
+        ranked = self._run(ranking, {"id": record, "k": keep})
+        if not ranked:
+            return []
+        by_id = {row[0]: row for row in self._run(rows_at, {"id": record, "offsets": [o for o, _, _ in ranked]})}
+        return [by_id[relation_id] for _, _, relation_id in ranked]
 
     def _hops(
         self,
