@@ -131,7 +131,7 @@ class BareFloor:
     def passages(self) -> PassageGraph:
         """The passage-entity graph of the ppr method (built once, untimed)."""
         if self._passages is None:
-            self._passages = PassageGraph(self.store.graph.passage_edges())
+            self._passages = PassageGraph.from_columns(self.store.graph.passage_columns())
         return self._passages
 
     def merged_members(self) -> dict[str, list[str]]:

@@ -57,7 +57,7 @@ class PassageGraphCache:
         generation = self.graph_store.info().get(GENERATION_KEY, "")
         with self._lock:
             if self._snapshot is None or self._snapshot[0] != generation:
-                self._snapshot = (generation, PassageGraph(self.graph_store.passage_edges()))
+                self._snapshot = (generation, PassageGraph.from_columns(self.graph_store.passage_columns()))
             return self._snapshot[1]
 
     def names_for(self, names: Sequence[str]) -> PassageGraph | PassageNames:

@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.passage_columns import PassageColumns
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.passage_names import PassageNames
 from agrag.components.data_models.relation import Relation
@@ -42,6 +43,10 @@ class GraphRetrievalReader(Protocol):
 
     def passage_edges(self) -> PassageEdges:
         """Every (chunk, entity) mention and about link of the current chunks."""
+        ...
+
+    def passage_columns(self) -> PassageColumns:
+        """The same links as ``passage_edges``, as numbered columns (for building the ppr snapshot at scale)."""
         ...
 
     def passage_names(self, names: Sequence[str]) -> PassageNames:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import kuzu
+import pyarrow as pa
 
 from agrag.components.errors import ConfigError, StoreError, StoreLockedError
 from agrag.components.stores.graph_store import GENERATION_KEY
@@ -26,6 +27,7 @@ from agrag.components.stores.read_write_lock import ReadWriteLock
 PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # Kùzu copies every row of an UNWIND list into one transaction; batches keep memory flat on large folders.
 _BATCH = 2000
+_ARROW_CHUNK = 1_000_000  # rows per Arrow record batch of a columnar read
 MB = 1024 * 1024
 
 
@@ -137,6 +139,18 @@ class KuzuConnection:
         except RuntimeError as exc:
             raise StoreError(f"Kùzu query failed on {self._path}: {exc}{self._hint(exc)}") from exc
         return columns, [list(row) for row in rows]
+
+    def _arrow(self, query: str) -> pa.Table:
+        """Run a read statement without parameters on the calling thread's connection; return its rows as columns."""
+        try:
+            with self._statements.read():
+                if self._closed:
+                    raise StoreError(f"The graph store {self._path} is closed.")
+                result = self._reader().execute(query)
+                assert isinstance(result, kuzu.QueryResult)
+                return result.get_as_arrow(chunk_size=_ARROW_CHUNK)
+        except RuntimeError as exc:
+            raise StoreError(f"Kùzu query failed on {self._path}: {exc}{self._hint(exc)}") from exc
 
     def _reader(self) -> kuzu.Connection:
         """The calling thread's read connection, made on its first read (the caller holds the statement lock)."""

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity, normalize_name
+from agrag.components.data_models.passage_columns import PassageColumns
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.passage_names import PassageNames
 from agrag.components.data_models.relation import Relation
@@ -72,6 +77,26 @@ class KuzuRetrievalReads(KuzuWalks):
         about = {(row[0], row[1]) for row in self._run(cy.CURRENT_ABOUT_EDGES)}
         names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
         return PassageEdges(tuple(sorted(mentions)), tuple(sorted(about)), tuple(sorted(names)))
+
+    def passage_columns(self) -> PassageColumns:
+        """``passage_edges`` as numbered columns, read column-wise (what the ppr snapshot is built from)."""
+        mentions, about = self._arrow(cy.CURRENT_MENTION_EDGES), self._arrow(cy.CURRENT_ABOUT_EDGES)
+        chunk_ids = pc.unique(pa.chunked_array(mentions.column(0).chunks + about.column(0).chunks)).sort()
+        entity_ids = pc.unique(pa.chunked_array(mentions.column(1).chunks + about.column(1).chunks)).sort()
+
+        def positions(column: pa.ChunkedArray, values: pa.Array) -> np.ndarray:
+            return np.asarray(pc.index_in(column, value_set=values).to_numpy(), dtype=np.int64)
+
+        names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
+        return PassageColumns(
+            chunk_ids.to_pylist(),
+            entity_ids.to_pylist(),
+            positions(mentions.column(0), chunk_ids),
+            positions(mentions.column(1), entity_ids),
+            positions(about.column(0), chunk_ids),
+            positions(about.column(1), entity_ids),
+            tuple(sorted(names)),
+        )
 
     def passage_names(self, names: Sequence[str]) -> PassageNames:
         """What ``PassageGraph`` answers for these names, read for them alone (see ``PassageNames``).

@@ -56,6 +56,31 @@ def test_passage_edges_and_relations_resolve_merged_entities(
     }
 
 
+def _pairs(chunks: list[str], entities: list[str], at_chunks: object, at_entities: object) -> set[tuple[str, str]]:
+    return {(chunks[int(c)], entities[int(e)]) for c, e in zip(at_chunks, at_entities, strict=True)}  # type: ignore[call-overload]
+
+
+def test_passage_columns_hold_the_passage_edges_numbered(
+    reader: GraphRetrievalReader, graph_corpus: tuple[GraphStore, Corpus]
+) -> None:
+    store, corpus = graph_corpus
+    store.apply_resolution([MergeDecision(VEGA, ORION, MERGED, "fuzzy", 90.0, "alike")], [], "r1")
+    store.retire_chunks([corpus.chunk("b", 0)])  # a superseded chunk links nothing
+    edges, columns = reader.passage_edges(), reader.passage_columns()
+    mentions = _pairs(columns.chunk_ids, columns.entity_ids, columns.mention_chunks, columns.mention_entities)
+    about = _pairs(columns.chunk_ids, columns.entity_ids, columns.about_chunks, columns.about_entities)
+    assert (mentions, about) == (set(edges.mentions), set(edges.about))
+    assert columns.chunk_ids == sorted({c for c, _ in (*edges.mentions, *edges.about)})
+    assert columns.entity_ids == sorted({e for _, e in (*edges.mentions, *edges.about)})
+    assert columns.names == edges.names
+    weights = columns.weights()
+    about_pairs = set(edges.about)
+    for chunk_id, entity_id in {*edges.mentions, *edges.about}:
+        weight = weights[columns.chunk_ids.index(chunk_id), columns.entity_ids.index(entity_id)]
+        assert weight == (3.0 if (chunk_id, entity_id) in about_pairs else 1.0), (chunk_id, entity_id)
+    assert weights.nnz == len({*edges.mentions, *edges.about})
+
+
 def test_entities_of_documents_as_resolved_ids_and_as_records(reader: GraphRetrievalReader) -> None:
     assert reader.entity_ids_of_documents(["b"]) == {ACME, MARIA, VEGA}
     assert reader.entity_records_of_documents(["a"]) == sorted(
