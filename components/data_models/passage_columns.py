@@ -11,7 +11,7 @@ import scipy.sparse as sp
 ABOUT_WEIGHT = 3.0  # a chunk is tied to the entity it is about (its title) three times as strongly as to a mention
 MENTION_WEIGHT = 1.0
 
-Positions = npt.NDArray[np.int64]
+Positions = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -51,15 +51,9 @@ class PassageColumns:
                 self.mention_chunks.astype(np.int64) * n_entities + self.mention_entities,
             ]
         )
-        values = np.concatenate(
-            [
-                np.full(len(self.about_chunks), ABOUT_WEIGHT),
-                np.full(len(self.mention_chunks), MENTION_WEIGHT),
-            ]
-        )
         # np.unique keeps each key's first occurrence: the about links come first, so an about link wins
         unique, first = np.unique(keys, return_index=True)
-        return sp.csr_matrix(
-            (values[first], (unique // n_entities, unique % n_entities)),
-            shape=(len(self.chunk_ids), n_entities),
-        )
+        del keys
+        values = np.where(first < len(self.about_chunks), ABOUT_WEIGHT, MENTION_WEIGHT)
+        rows, columns = np.divmod(unique, n_entities)
+        return sp.csr_matrix((values, (rows, columns)), shape=(len(self.chunk_ids), n_entities))

@@ -17,6 +17,7 @@ from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolved_entity import MergedEntity
 from agrag.components.data_models.traversal_direction import TraversalDirection
 from agrag.components.stores.kuzu import retrieval_cypher as cy
+from agrag.components.stores.kuzu.arrow_rows import release_arrow_memory
 from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, MergedMemberRow, RelationRow
 from agrag.components.stores.kuzu.walks import KuzuWalks
 
@@ -80,12 +81,19 @@ class KuzuRetrievalReads(KuzuWalks):
 
     def passage_columns(self) -> PassageColumns:
         """``passage_edges`` as numbered columns, read column-wise (what the ppr snapshot is built from)."""
+        columns = self._numbered_links()
+        # Arrow's allocator keeps what the link tables held (hundreds of MB at 1,000,000 chunks) unless asked: the
+        # snapshot is built next, and the process's peak is the sum of both.
+        release_arrow_memory()
+        return columns
+
+    def _numbered_links(self) -> PassageColumns:
         mentions, about = self._arrow(cy.CURRENT_MENTION_EDGES), self._arrow(cy.CURRENT_ABOUT_EDGES)
         chunk_ids = pc.unique(pa.chunked_array(mentions.column(0).chunks + about.column(0).chunks)).sort()
         entity_ids = pc.unique(pa.chunked_array(mentions.column(1).chunks + about.column(1).chunks)).sort()
 
         def positions(column: pa.ChunkedArray, values: pa.Array) -> np.ndarray:
-            return np.asarray(pc.index_in(column, value_set=values).to_numpy(), dtype=np.int64)
+            return np.asarray(pc.index_in(column, value_set=values).to_numpy(), dtype=np.int32)
 
         names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
         return PassageColumns(
