@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,11 +47,7 @@ class PassageGraph:
             ),
             shape=(len(chunk_ids), len(entity_ids)),
         )
-        names: dict[str, list[str]] = {}
-        for name, entity_id in edges.names:
-            if entity_id in entity_index:
-                names.setdefault(name, []).append(entity_id)
-        self._build(chunk_index, entity_index, w, names)
+        self._build(chunk_index, entity_index, w, _names_in(edges.names, entity_index))
 
     def _build(
         self, chunk_index: dict[str, int], entity_index: dict[str, int], w: sp.csr_matrix, names: dict[str, list[str]]
@@ -94,12 +90,9 @@ class PassageGraph:
         four minutes and 9.6 GB to read and build from; the columns about 20 s and 2.3 GB).
         """
         entity_index = {e: i for i, e in enumerate(columns.entity_ids)}
-        names: dict[str, list[str]] = {}
-        for name, entity_id in columns.names:
-            if entity_id in entity_index:
-                names.setdefault(name, []).append(entity_id)
         graph = cls.__new__(cls)
-        graph._build({c: i for i, c in enumerate(columns.chunk_ids)}, entity_index, columns.weights(), names)
+        chunk_index = {c: i for i, c in enumerate(columns.chunk_ids)}
+        graph._build(chunk_index, entity_index, columns.weights(), _names_in(columns.names, entity_index))
         return graph
 
     def within(self, documents: Collection[str]) -> PassageGraph:
@@ -193,3 +186,12 @@ class PassageGraph:
         rows = self._to_chunks[reached]
         step: np.ndarray = np.asarray(rows.T @ (chunks[reached] / self._chunk_degree[reached])) * self._entity_degree
         return step.astype(np.float32)
+
+
+def _names_in(pairs: Iterable[tuple[str, str]], entity_index: Mapping[str, int]) -> dict[str, list[str]]:
+    """The entity ids of each normalized name, keeping only entities of the graph, in the pairs' order."""
+    names: dict[str, list[str]] = {}
+    for name, entity_id in pairs:
+        if entity_id in entity_index:
+            names.setdefault(name, []).append(entity_id)
+    return names

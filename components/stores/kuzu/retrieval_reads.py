@@ -76,8 +76,12 @@ class KuzuRetrievalReads(KuzuWalks):
         """
         mentions = {(row[0], row[1]) for row in self._run(cy.CURRENT_MENTION_EDGES)}
         about = {(row[0], row[1]) for row in self._run(cy.CURRENT_ABOUT_EDGES)}
+        return PassageEdges(tuple(sorted(mentions)), tuple(sorted(about)), self._entity_names())
+
+    def _entity_names(self) -> tuple[tuple[str, str], ...]:
+        """(normalized name, resolved entity id) of every entity, members of a merge included, sorted."""
         names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
-        return PassageEdges(tuple(sorted(mentions)), tuple(sorted(about)), tuple(sorted(names)))
+        return tuple(sorted(names))
 
     def passage_columns(self) -> PassageColumns:
         """``passage_edges`` as numbered columns, read column-wise (what the ppr snapshot is built from)."""
@@ -95,7 +99,6 @@ class KuzuRetrievalReads(KuzuWalks):
         def positions(column: pa.ChunkedArray, values: pa.Array) -> np.ndarray:
             return np.asarray(pc.index_in(column, value_set=values).to_numpy(), dtype=np.int32)
 
-        names = {(row[0], row[1]) for row in [*self._run(cy.CANONICAL_NAMES), *self._run(cy.MEMBER_NAMES)]}
         return PassageColumns(
             chunk_ids.to_pylist(),
             entity_ids.to_pylist(),
@@ -103,7 +106,7 @@ class KuzuRetrievalReads(KuzuWalks):
             positions(mentions.column(1), entity_ids),
             positions(about.column(0), chunk_ids),
             positions(about.column(1), entity_ids),
-            tuple(sorted(names)),
+            self._entity_names(),
         )
 
     def passage_names(self, names: Sequence[str]) -> PassageNames:
