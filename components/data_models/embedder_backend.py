@@ -8,9 +8,10 @@ from agrag.components.data_models.closed_set import ClosedSet
 class EmbedderBackend(ClosedSet, what="embedder backend"):
     """What computes the vectors.
 
-    torch (sentence-transformers, any device); onnx (ONNX Runtime on the CPU, the same vectors faster); onnx_int8 (an
-    int8-quantized ONNX export: faster again, vectors close to but not equal to torch's); hashed (no model: unit
-    vectors hashed from the words, for benchmarks that measure the stores rather than the model).
+    torch (any device: plain torch for mean-pooling BERT models, sentence-transformers for others); onnx (ONNX
+    Runtime on the CPU, the same vectors faster); onnx_int8 (an int8-quantized ONNX export: faster again, vectors
+    close to but not equal to torch's); hashed (no model: unit vectors hashed from the words, for benchmarks that
+    measure the stores rather than the model).
     """
 
     TORCH = "torch"

@@ -1,4 +1,4 @@
-"""``SentenceTransformersTextEmbedder``: dense embeddings from a local sentence-transformers model."""
+"""``SentenceTransformersTextEmbedder``: dense embeddings from a local sentence-transformers model folder."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from agrag.components.embedders.hashed_text_encoder import MODEL_PREFIX as HASHE
 from agrag.components.embedders.hashed_text_encoder import HashedTextEncoder, hashed_dimension
 from agrag.components.embedders.onnx_sentence_encoder import OnnxSentenceEncoder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
+from agrag.components.embedders.torch_bert_sentence_encoder import TorchBertSentenceEncoder
 from agrag.components.errors import AgragError, EmbeddingError
 
 BUNDLED_MODEL = defaults.EMBEDDER_MODEL
@@ -55,10 +56,16 @@ def _load(model: str, device: str, backend: EmbedderBackend, onnx_dir: Path) -> 
             quantized = backend is EmbedderBackend.ONNX_INT8
             _MODELS[key] = OnnxSentenceEncoder.load(resolve_model_path(model), onnx_dir, quantized=quantized)
         if key not in _MODELS:
+            # Plain BERT models (the bundled one among them) skip sentence-transformers' 3 s import; others need it.
+            path = resolve_model_path(model)
+            light = TorchBertSentenceEncoder.load(path, device)
+            if light is not None:
+                _MODELS[key] = light
+                return light
             from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - torch loads only when needed
 
             try:
-                _MODELS[key] = SentenceTransformer(str(resolve_model_path(model)), device=device)
+                _MODELS[key] = SentenceTransformer(str(path), device=device)
             except (OSError, ValueError, RuntimeError) as exc:
                 raise EmbeddingError(f"Could not load the embedding model {model!r}: {exc}") from exc
         return _MODELS[key]
@@ -106,9 +113,10 @@ class SentenceTransformersTextEmbedder:
             batch_size: Texts per batch in ``embed_batch``.
             progress_bar: Show a bar while embedding many texts (torch only).
             cache: Read texts embedded before from here, and add new ones.
-            backend: ``torch`` (sentence-transformers), ``onnx`` (ONNX Runtime, the same vectors, faster on CPU),
-                ``onnx_int8`` (quantized, faster again, close vectors) or ``hashed`` (no model; for benchmarks, with
-                ``model`` ``hashed-<dimension>``).
+            backend: ``torch`` (plain torch for mean-pooling BERT models such as the bundled one, see
+                ``torch_bert_sentence_encoder``; sentence-transformers for others), ``onnx`` (ONNX Runtime, the same
+                vectors, faster on CPU), ``onnx_int8`` (quantized, faster again, close vectors) or ``hashed`` (no
+                model; for benchmarks, with ``model`` ``hashed-<dimension>``).
             onnx_dir: Where the ONNX export of the model is kept (made on first use); default
                 ``~/.cache/agrag/onnx``.
 
