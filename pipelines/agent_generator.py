@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from haystack.components.generators.chat import OpenAIChatGenerator
 from haystack.utils import Secret
 
 from agrag.components.errors import AgentLLMNotConfiguredError
 
 if TYPE_CHECKING:
+    from haystack.components.generators.chat import OpenAIChatGenerator
+
     from agrag.pipelines.runtime import Runtime
 
 NO_API_KEY = "not-needed"  # local servers (Ollama, vLLM) take any key, and the OpenAI client insists on one
@@ -27,6 +28,9 @@ def agent_chat_generator(runtime: Runtime, timeout_seconds: float | None = None)
     llm = runtime.llm
     if llm is None:
         raise AgentLLMNotConfiguredError()
+    # Imports openai (0.4 s): only where an LLM is configured, not in every `agrag serve` start.
+    from haystack.components.generators.chat import OpenAIChatGenerator  # noqa: PLC0415
+
     settings = runtime.settings.agrag
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else NO_API_KEY
     timeout = (

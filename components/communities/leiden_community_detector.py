@@ -7,13 +7,16 @@ import random
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import igraph  # type: ignore[import-untyped]
 from haystack import component
 
 from agrag.components import defaults
 from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.community import Community, community_id_for
+
+if TYPE_CHECKING:
+    import igraph  # type: ignore[import-untyped]
 
 _IGRAPH_RNG_LOCK = threading.Lock()
 # Two passes get most of the quality; running to convergence can take 30 times longer on a graph with little
@@ -43,6 +46,8 @@ def weighted_graph(
     names = sorted({name for pair in weights for name in pair})
     index = {name: i for i, name in enumerate(names)}
     pairs = sorted(weights)
+    import igraph  # noqa: PLC0415 - 0.3 s to import; every agrag command imports this module, few cluster
+
     graph = igraph.Graph(n=len(names), edges=[(index[a], index[b]) for a, b in pairs], directed=False)
     # fsum is exactly rounded, so the sum does not depend on the order the parallel edges came in.
     graph.es["weight"] = [math.fsum(weights[pair]) for pair in pairs]
@@ -150,6 +155,8 @@ class LeidenCommunityDetector:
         """Run Leiden once; each part as sorted vertex indices."""
         if graph.vcount() == 0:
             return []
+        import igraph  # noqa: PLC0415
+
         with _IGRAPH_RNG_LOCK:
             # igraph draws its random numbers from a process-wide generator (by default the `random` module):
             # a private seeded one for the call makes the result reproducible without touching `random`'s state.
