@@ -281,7 +281,7 @@ def _options(
     if verbose:
         import logging
 
-        from agrag.service.server.http_server import configure_logging
+        from agrag.service.server.log_lines import configure_logging
 
         configure_logging(verbose=True)
         logging.getLogger("agrag").setLevel(logging.DEBUG)

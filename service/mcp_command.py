@@ -90,7 +90,7 @@ def mcp(
 
     stdout = protocol_stdout()  # before any other import: nothing but the protocol may reach the real stdout
     from agrag.service.mcp.server import McpOptions
-    from agrag.service.server.http_server import configure_logging
+    from agrag.service.server.log_lines import configure_logging
 
     configure_logging()
     options = McpOptions.from_settings(settings, allow_write, ledger_capacity, max_result_chars)

@@ -128,6 +128,7 @@ def serve(
         from agrag.pipelines.runtime import open_runtime
         from agrag.pipelines.settings import load_settings
         from agrag.service.server import http_server
+        from agrag.service.server.log_lines import configure_logging
 
         settings = load_settings()
         if deployment:
@@ -151,7 +152,7 @@ def serve(
         )
         sys.stdout.flush()
 
-    http_server.configure_logging()
+    configure_logging()
     queue = http_server.open_queue(runtime, deployment or None)
     http_server.serve(
         runtime,

@@ -7,12 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from haystack.core.serialization import default_from_dict, default_to_dict
-from haystack.utils import Secret, deserialize_callable, serialize_callable
-
 from agrag.components.data_models.vector_backend import VectorBackend
 
 if TYPE_CHECKING:
+    from haystack.utils import Secret
+
     from agrag.components.stores.knowledge_store import KnowledgeStore
 
 StoreOpener = Callable[["StoreSpec"], "KnowledgeStore"]
@@ -52,6 +51,10 @@ class StoreSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the spec the Haystack way (``qdrant_api_key`` as its environment variable names)."""
+        # Haystack imports torch (about 1 s): not at import, which the CLI's client path shares.
+        from haystack.core.serialization import default_to_dict  # noqa: PLC0415
+        from haystack.utils import serialize_callable  # noqa: PLC0415
+
         params = dict(
             data_dir=self.data_dir,
             embedding_model=self.embedding_model,
@@ -69,6 +72,9 @@ class StoreSpec:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StoreSpec:
         """Deserialize a spec written by ``to_dict``."""
+        from haystack.core.serialization import default_from_dict  # noqa: PLC0415
+        from haystack.utils import deserialize_callable  # noqa: PLC0415
+
         params = dict(data.get("init_parameters", {}))
         if isinstance(params.get("opener"), str):
             params["opener"] = deserialize_callable(params["opener"])

@@ -33,7 +33,8 @@ from agrag.service.api.reextract_routes import reextract_routes
 from agrag.service.api.sessions import SessionStore
 from agrag.service.api.text_routes import text_routes
 from agrag.service.api.tool_routes import tool_routes
-from agrag.service.mcp.http import MCP_PATH, McpHttpEndpoint
+from agrag.service.mcp.http import McpHttpEndpoint
+from agrag.service.mcp.server import MCP_PATH
 from agrag.service.tools.tool import ToolHost
 
 logger = logging.getLogger(__name__)

@@ -10,10 +10,13 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agrag.service.api.access import Caller
-from agrag.service.mcp.ledger import LedgerSession
 from agrag.service.tools.errors import ConnectionOwnerError
+
+if TYPE_CHECKING:
+    from agrag.service.mcp.ledger import LedgerSession
 
 
 @dataclass

@@ -17,8 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from agrag.service.mcp.http import MCP_PATH
-from agrag.service.mcp.server import SERVER_NAME
+from agrag.service.mcp.server import MCP_PATH, SERVER_NAME
 
 CALL_TIMEOUT_SECONDS = 600
 

@@ -24,7 +24,6 @@ from agrag.service.mcp.server import AgragMcpServer, McpOptions
 from agrag.service.tools.tool import ToolHost
 from agrag.service.tools.write_tools import WriteHost
 
-MCP_PATH = "/mcp"
 CALLER_KEY = "agrag.caller"
 MAX_CONNECTIONS = 1000
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]

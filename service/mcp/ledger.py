@@ -13,8 +13,7 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.errors import EvidenceError
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.pipelines.evidence_session import EvidenceSession
-
-DEFAULT_LEDGER_CAPACITY = 2000
+from agrag.service.mcp.ledger_limits import DEFAULT_LEDGER_CAPACITY
 
 
 class LedgerSession(EvidenceSession):

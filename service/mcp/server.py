@@ -27,17 +27,19 @@ from agrag.service.mcp.bounded_result import DEFAULT_MAX_RESULT_CHARS, BoundedRe
 from agrag.service.mcp.connections import Connection, Connections
 from agrag.service.mcp.error_text import SecretMask, error_text
 from agrag.service.mcp.instructions import instructions
-from agrag.service.mcp.ledger import DEFAULT_LEDGER_CAPACITY, LedgerSession
+from agrag.service.mcp.ledger_limits import DEFAULT_LEDGER_CAPACITY
 from agrag.service.tools.errors import ReadOnlyToolError, UnknownToolError
 from agrag.service.tools.registry import MCP_READ_TOOLS, WRITE_TOOLS
 from agrag.service.tools.tool import Tool, ToolContext, ToolHost
 
 if TYPE_CHECKING:
     from agrag.pipelines.settings import AgragSettings
+    from agrag.service.mcp.ledger import LedgerSession
 
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "agrag"
+MCP_PATH = "/mcp"  # where `agrag serve` answers MCP over streamable HTTP
 MAX_BOUND_ROUNDS = 4
 NOTES_MARGIN = 200
 NAMED_CUT_EVIDENCE = 20  # more are counted, not named, so the notes stay small
@@ -97,6 +99,9 @@ class AgragMcpServer:
         self._tools: dict[str, Tool[Any, Any]] = dict(MCP_READ_TOOLS)
         if options.allow_write:
             self._tools.update(WRITE_TOOLS)
+        # Imports the evidence session (Haystack and torch): not at import, which `agrag mcp` forwarding shares.
+        from agrag.service.mcp.ledger import LedgerSession  # noqa: PLC0415
+
         runtime = host.runtime
         self.connections = Connections(
             lambda caller: LedgerSession(runtime.store, runtime.embedder, caller.scope, options.ledger_capacity)

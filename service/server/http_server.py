@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import signal
 import socket
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -176,30 +175,3 @@ def open_queue(runtime: Runtime, deployment: str | None = None) -> ServedQueue:
     if deployment:
         queue.add_feeder(ServedDeployment(queue, deployment, runtime.data_dir))
     return queue
-
-
-class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Writes to ``sys.stderr`` as it is when a line is logged, not as it was when the handler was made.
-
-    A caller that swaps stderr for a while (a test runner capturing a command's output) closes its stream afterwards;
-    a handler holding that stream would fail on every later line of the server's threads.
-    """
-
-    @property
-    def stream(self) -> object:
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value: object) -> None:
-        pass
-
-
-def configure_logging(verbose: bool = False) -> None:
-    """Send agrag's log lines (one per request, start and stop) to stderr; other libraries' warnings only."""
-    handler = _CurrentStderrHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
-    agrag = logging.getLogger("agrag")
-    agrag.handlers = [handler]
-    agrag.setLevel(logging.DEBUG if verbose else logging.INFO)
-    agrag.propagate = False
-    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)

@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agrag.components.data_models.ingestion_run import IngestionRun, RunSource, RunState
 from agrag.pipelines.document_ids import check_documents_known
-from agrag.pipelines.ingest_components import check_llm_needs, reports_use_llm
 from agrag.service.tools.tool import Tool, ToolContext, ToolInput
 from agrag.service.tools.write_tools import writer
 
@@ -89,6 +88,7 @@ class FinalizeResult(BaseModel):
 def _reextract(context: ToolContext, arguments: ReextractInput) -> ReextractResult:
     # a client of the API imports the tool definitions: they load without Prefect and the flows (a second)
     from agrag.flows.reextract_flow import check_request  # noqa: PLC0415
+    from agrag.pipelines.ingest_components import check_llm_needs  # noqa: PLC0415 - imports Haystack and torch
 
     host = writer(context, "reextract")
     ids = check_request(arguments.document_ids, arguments.other_settings)
@@ -121,6 +121,8 @@ def _documents(run: IngestionRun) -> list[ReextractedDocument]:
 
 
 def _finalize(context: ToolContext, arguments: FinalizeInput) -> FinalizeResult:
+    from agrag.pipelines.ingest_components import reports_use_llm  # noqa: PLC0415 - as in _reextract
+
     host = writer(context, "finalize")
     communities = host.runtime.config.ingest.communities
     if communities.enabled:

@@ -20,7 +20,6 @@ from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.retrievers.filter_support import SearchFilter, honouring, refused_filters
 from agrag.pipelines.config_models import RecipeConfig
 from agrag.pipelines.document_ids import check_documents_known
-from agrag.pipelines.search_pipeline import recipe_parts
 from agrag.service.tools.errors import OverrideNotAllowedError, ScopedRecipeError
 from agrag.service.tools.tool import Tool, ToolContext, ToolInput
 
@@ -185,6 +184,9 @@ def _check_scopable(recipe: RecipeConfig) -> None:
 
     The engine would refuse them too (on the trace); a scoped caller hears it before anything runs.
     """
+    # a client of the API imports the tool definitions: they load without Haystack (and torch, a second)
+    from agrag.pipelines.search_pipeline import recipe_parts  # noqa: PLC0415
+
     refused = [part for part in recipe_parts(recipe) if refused_filters(part, (SearchFilter.DOCUMENT_IDS,))]
     if refused:
         raise ScopedRecipeError(recipe.name, refused, honouring(SearchFilter.DOCUMENT_IDS))
