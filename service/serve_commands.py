@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -110,6 +111,7 @@ def serve(
     started from the Prefect UI run here, one at a time with the others. Ctrl+C or SIGTERM stops it after the batch
     being written.
     """
+    began = time.perf_counter()
     log_served_runs_at_info()  # before Prefect is imported: the served runs' logs must reach the Prefect UI
     from agrag.components.errors import AgragError
 
@@ -163,4 +165,5 @@ def serve(
         shutdown_seconds=shutdown_timeout,
         on_started=started,
         mcp_writes=allow_write,
+        started=began,
     )

@@ -86,6 +86,7 @@ def serve(
     shutdown_seconds: float = 30.0,
     on_started: Callable[[str], None] | None = None,
     mcp_writes: bool = False,
+    started: float | None = None,
 ) -> None:
     """Serve the API on ``bound`` until a signal, then stop everything, whatever happens (closes ``runtime``).
 
@@ -98,9 +99,10 @@ def serve(
         shutdown_seconds: How long a running ingestion may take to reach its next safe point on shutdown.
         on_started: Called with the URL once the server file is written.
         mcp_writes: Offer the MCP write tools (ingest, delete_document) at /mcp to unscoped tokens.
+        started: ``time.perf_counter()`` when the command started, for the "Ready" log line.
     """
     remote = not is_loopback(bound.sock.getsockname()[0])
-    app = create_app(runtime, access, queue=queue, remote=remote, mcp_writes=mcp_writes)
+    app = create_app(runtime, access, queue=queue, remote=remote, mcp_writes=mcp_writes, started=started)
     config = uvicorn.Config(
         app,
         log_config=None,  # agrag's logging: one access line per request, without tokens (see AccessLog)
