@@ -21,9 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agrag.components.embedders.tokenized_batch import INPUTS
 from agrag.components.errors import EmbeddingError
 
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 FP32_FILE = "model.onnx"
 INT8_FILE = "model-int8.onnx"
 # Part of the export folder's name: a change to how the files are made gets a new folder, never an old file.

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from agrag.components.embedders.onnx_export import INPUTS
+from agrag.components.embedders.tokenized_batch import INPUTS
 
 OUTLIER_CHANNELS = 4  # per linear layer input; 16 measured no better than 4
 # Calibration: which channels are outliers is a property of the model, not the text, so any natural sentences will do.

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from agrag.components.embedders.onnx_export import INPUTS, exported_model
+from agrag.components.embedders.onnx_export import exported_model
+from agrag.components.embedders.tokenized_batch import padded_inputs, truncating_tokenizer
 from agrag.components.errors import EmbeddingError
 
 
@@ -69,15 +70,12 @@ class OnnxSentenceEncoder:
         max_length = int(_read_json(model_path / "sentence_bert_config.json").get("max_seq_length", 512))
         target = exported_model(model_path, export_dir, quantized=quantized)
         import onnxruntime  # noqa: PLC0415 - loaded only for this backend
-        from tokenizers import Tokenizer  # noqa: PLC0415
 
         try:
             session = onnxruntime.InferenceSession(str(target), providers=["CPUExecutionProvider"])
-            tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+            tokenizer = truncating_tokenizer(model_path / "tokenizer.json", max_length)
         except Exception as exc:
             raise EmbeddingError(f"Could not load the ONNX export {target}: {exc}") from exc
-        tokenizer.enable_truncation(max_length)
-        tokenizer.no_padding()
         return cls(session, tokenizer, int(pooling.get("word_embedding_dimension", 0)))
 
     def get_embedding_dimension(self) -> int:
@@ -97,14 +95,7 @@ class OnnxSentenceEncoder:
         return out
 
     def _batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        feeds = {name: np.zeros((len(texts), width), dtype=np.int64) for name in INPUTS}
-        for row, encoding in enumerate(encodings):
-            n = len(encoding.ids)
-            feeds["input_ids"][row, :n] = encoding.ids
-            feeds["attention_mask"][row, :n] = encoding.attention_mask
-            feeds["token_type_ids"][row, :n] = encoding.type_ids
+        feeds = padded_inputs(self._tokenizer, texts)
         hidden = self._session.run(None, feeds)[0]
         mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from agrag.components.embedders.tokenized_batch import padded_inputs, truncating_tokenizer
 from agrag.components.errors import EmbeddingError
 
 _MODULES = (
@@ -26,24 +27,32 @@ _MODULES = (
     "sentence_transformers.models.Pooling",
     "sentence_transformers.models.Normalize",
 )
+_LAYER_PARTS = (
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "attention.output.LayerNorm",
+    "intermediate.dense",
+    "output.dense",
+    "output.LayerNorm",
+)
 _POOLING_MODES = ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens", "lasttoken")
 
 
-def _json(path: Path) -> dict[str, Any] | None:
+def _json(path: Path, kind: type[dict[str, Any]] | type[list[Any]] = dict) -> Any:
+    """The JSON value in ``path`` if it is a ``kind``, else ``None`` (also for a missing or unreadable file)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
+    return data if isinstance(data, kind) else None
 
 
 def _plain_bert(model_path: Path) -> tuple[dict[str, Any], int, bool] | None:
     """The BERT config, the max sequence length and whether vectors are normalized, if this module can run the model."""
-    try:
-        modules = json.loads((model_path / "modules.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    types = tuple(m.get("type") for m in modules) if isinstance(modules, list) else ()
+    modules = _json(model_path / "modules.json", list) or []
+    types = tuple(m.get("type") if isinstance(m, dict) else None for m in modules)
     if types not in (_MODULES[:2], _MODULES) or modules[0].get("path") not in ("", None):
         return None
     config = _json(model_path / "config.json")
@@ -96,21 +105,18 @@ class TorchBertSentenceEncoder:
             return None
         config, max_length, normalize = plain
         from safetensors.torch import load_file  # noqa: PLC0415
-        from tokenizers import Tokenizer  # noqa: PLC0415
 
         try:
             weights = {
                 name.removeprefix("bert."): tensor.to(device)
                 for name, tensor in load_file(str(model_path / "model.safetensors")).items()
             }
-            tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+            tokenizer = truncating_tokenizer(model_path / "tokenizer.json", max_length)
         except Exception as exc:  # safetensors, tokenizers and torch devices each raise their own errors
             raise EmbeddingError(f"Could not load the embedding model in {model_path}: {exc}") from exc
         missing = [name for name in _required(int(config["num_hidden_layers"])) if name not in weights]
         if missing:
             raise EmbeddingError(f"The embedding model in {model_path} lacks weights: {', '.join(missing[:3])}")
-        tokenizer.enable_truncation(max_length)
-        tokenizer.no_padding()
         return cls(weights, config, tokenizer, normalize=normalize)
 
     def get_embedding_dimension(self) -> int:
@@ -153,17 +159,9 @@ class TorchBertSentenceEncoder:
 
         w = self._w
         device = w["embeddings.word_embeddings.weight"].device
-        encodings = self._tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        ids = torch.zeros((len(texts), width), dtype=torch.long)
-        types = torch.zeros_like(ids)
-        mask = torch.zeros_like(ids)
-        for row, encoding in enumerate(encodings):
-            n = len(encoding.ids)
-            ids[row, :n] = torch.tensor(encoding.ids)
-            types[row, :n] = torch.tensor(encoding.type_ids)
-            mask[row, :n] = torch.tensor(encoding.attention_mask)
-        ids, types, mask = ids.to(device), types.to(device), mask.to(device)
+        feeds = {name: torch.from_numpy(a).to(device) for name, a in padded_inputs(self._tokenizer, texts).items()}
+        ids, types, mask = feeds["input_ids"], feeds["token_type_ids"], feeds["attention_mask"]
+        width = ids.shape[1]
         x = (
             w["embeddings.word_embeddings.weight"][ids]
             + w["embeddings.token_type_embeddings.weight"][types]
@@ -215,9 +213,6 @@ def _required(layers: int) -> list[str]:
         "embeddings.LayerNorm.bias",
     ]
     for i in range(layers):
-        p = f"encoder.layer.{i}."
-        for part in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
-            names += [f"{p}{part}.weight", f"{p}{part}.bias"]
-        for part in ("attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"):
-            names += [f"{p}{part}.weight", f"{p}{part}.bias"]
+        for part in _LAYER_PARTS:
+            names += [f"encoder.layer.{i}.{part}.weight", f"encoder.layer.{i}.{part}.bias"]
     return names
