@@ -14,7 +14,7 @@ class HopCacheEntry:
 
     rows: tuple[tuple[Any, ...], ...]
     complete: bool
-    size: int  # rows plus their chunk ids: what the entry holds in memory, in list items
+    size: int  # rows plus the items of their list columns (chunk ids): what the entry holds, in list items
 
 
 class KuzuHopCache:
@@ -56,7 +56,8 @@ class KuzuHopCache:
 
         ``complete``: the rows are every relation the statement has for the record, not its first ones.
         """
-        entry = HopCacheEntry(tuple(map(tuple, rows)), complete, len(rows) + sum(len(row[3]) for row in rows))
+        lists = sum(len(value) for row in rows for value in row if isinstance(value, list | tuple))  # chunk ids
+        entry = HopCacheEntry(tuple(map(tuple, rows)), complete, len(rows) + lists)
         with self._lock:
             self._expire(writes)
             if writes != self._writes or entry.size > self.max_items:  # read before a write that has since ended

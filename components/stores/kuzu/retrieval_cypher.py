@@ -129,3 +129,20 @@ RELATION_TYPES_OF = (
     f"AND {_A} <> {_B} RETURN x.type, count(*)"
 )
 ENTITIES_BY_NORM_NAME = f"MATCH (e:Entity) WHERE e.norm_name = $norm_name RETURN DISTINCT {_CANONICAL}"
+
+# ``RelationIndex`` (``relation_index_reads.py``): which direction each hop statement starts from, the graph read as
+# columns (node and relation offsets, not ids: five million relations at 1,000,000 chunks), and relations' rows read
+# from one end by their offsets (the read scans that end's relations: ``RelationIndex.read_plan`` picks the ends).
+HOP_START = {_hop("a"): "a", _hop("b"): "b"}
+INDEX_RECORDS = "MATCH (e:Entity) RETURN offset(ID(e)) AS o, e.id AS id, e.merged_into AS m"
+INDEX_RELATIONS = (
+    "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
+    "RETURN offset(ID(a)) AS a, offset(ID(b)) AS b, offset(ID(x)) AS o, size(x.chunk_ids) AS s, x.type AS t, x.id AS i"
+)
+ROWS_AT = {
+    end: (
+        f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {end}.id = $id AND offset(ID(x)) IN CAST($offsets AS INT64[]) "
+        f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)}, offset(ID(x))"
+    )
+    for end in ("a", "b")
+}

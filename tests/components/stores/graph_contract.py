@@ -14,6 +14,7 @@ from agrag.components.data_models.document import Document
 from agrag.components.data_models.entity import Entity, entity_id_for
 from agrag.components.data_models.extraction import Mention
 from agrag.components.data_models.relation import Relation, relation_id_for
+from agrag.components.data_models.relation_index_mode import RelationIndexMode
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 
@@ -29,11 +30,13 @@ def as_role(graph_corpus: "tuple[GraphStore, Corpus]", role: type[R]) -> R:
 
 
 def _kuzu_writing_rows(path: Path) -> KuzuGraphStore:
-    """Kùzu as on a large graph: links written one statement a row (from 20,000 chunks or entities), and nodes
-    looked up by id one statement an id (``KuzuIdLookups``)."""
+    """Kùzu as on a large graph: links written one statement a row (from 20,000 chunks or entities), nodes looked
+    up by id one statement an id (``KuzuIdLookups``), and walks ranked by the relation index, built in the first walk
+    after each write (a large graph's server builds it on a thread once writes pause)."""
     store = KuzuGraphStore(path / "graph.kuzu")
     store.per_row_from = 0
     store.per_id_rows = 0
+    store.relation_index_mode = RelationIndexMode.INLINE
     return store
 
 

@@ -1,14 +1,15 @@
-"""Walks through ``KuzuHopCache`` keep exactly the relations the hop statements keep, before and after writes.
+"""Walks through ``KuzuHopCache`` or the ``RelationIndex`` keep exactly the relations the hop statements keep.
 
 Hypothesis writes graphs with hubs (a few entities in most relations, supports drawn so ties happen), merges one
 entity into another (so a relation can become a loop), and walks them with random seeds, types, direction, depth,
 ``per_hop`` and ``limit``: with no cache, a cache of 2 rows per record (most hubs need the statement to fill in) and
-the default cache, cold and warm, the walks must be equal, relation for relation and hop for hop. A write between
-two walks must show in the next one.
+the default cache, cold and warm, and with the relation index, the walks must be equal, relation for relation and
+hop for hop. A write between two walks must show in the next one.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from agrag.components.data_models.entity import Entity, entity_id_for
 from agrag.components.data_models.relation import Relation, relation_id_for
+from agrag.components.data_models.relation_index_mode import RelationIndexMode
 from agrag.components.data_models.resolution import MERGED, MergeDecision
 from agrag.components.stores.kuzu.hop_cache import KuzuHopCache
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
@@ -54,9 +56,11 @@ def relations(edges: list[tuple[str, str, str, int]]) -> list[Relation]:
     ]
 
 
-def walk(graph: KuzuGraphStore, rows: int, args: tuple) -> list[tuple[str, int, str, str]]:  # type: ignore[type-arg]
+def walk(graph: KuzuGraphStore, rows: int, args: tuple, *, index: bool = False) -> list[tuple[str, int, str, str]]:  # type: ignore[type-arg]
+    """The walk of ``args`` with ``rows`` kept per record by the hop cache (0: none), or with the relation index."""
     seeds, types, direction, depth, per_hop, limit = args
     graph.hop_cache_rows = rows
+    graph.relation_index_mode = RelationIndexMode.INLINE if index else RelationIndexMode.OFF
     steps = graph.traverse(
         sorted(ID[s] for s in seeds), sorted(types) or None, direction=direction, depth=depth, per_hop=per_hop,
         limit=limit,
@@ -85,17 +89,20 @@ def test_cached_walks_equal_the_statements_walks_before_and_after_a_write(
                 expected = walk(graph, 0, args)
                 assert walk(graph, 2, args) == expected
                 assert walk(graph, 128, args) == expected
+                assert walk(graph, 0, args, index=True) == expected
         graph.upsert_relations(relations(later))  # adds support to some relations, adds others
         for args in walks:
             expected = walk(graph, 0, args)
             assert walk(graph, 2, args) == expected
             assert walk(graph, 128, args) == expected
+            assert walk(graph, 0, args, index=True) == expected
     finally:
         graph.close()
 
 
 def test_a_hub_walk_reads_the_hub_once_until_the_next_write(tmp_path: Path) -> None:
     graph = KuzuGraphStore(tmp_path / "graph.kuzu")
+    graph.relation_index_mode = RelationIndexMode.OFF  # the hop cache alone: no index built in the background
     try:
         graph.upsert_entities([Entity(ID[name], name, "Thing") for name in NAMES])
         graph.upsert_relations(relations([(HUBS[0], "USES", name, 1 + n % 3) for n, name in enumerate(NAMES[1:])]))
@@ -125,3 +132,50 @@ def test_the_cache_keeps_one_write_count_and_its_size_bound() -> None:
     cache.put(1, "hop", "e", rows, complete=True)  # 12 items: the least recently used ("b") goes
     assert [cache.get(1, "hop", k) is not None for k in "abde"] == [True, False, True, True]
     assert cache.get(2, "hop", "a") is None and len(cache) == 0  # a write empties it
+
+
+def test_an_indexed_walk_reads_only_the_rows_it_keeps(tmp_path: Path) -> None:
+    graph = KuzuGraphStore(tmp_path / "graph.kuzu")
+    try:
+        graph.upsert_entities([Entity(ID[name], name, "Thing") for name in NAMES])
+        graph.upsert_relations(relations([(HUBS[0], "USES", name, 1 + n % 3) for n, name in enumerate(NAMES[1:])]))
+        graph.upsert_relations(relations([(name, "OWNS", HUBS[1], 2) for name in NAMES[3:8]]))
+        args = ({HUBS[0]}, set(), "both", 2, 3, 5)
+        expected = walk(graph, 0, args)
+        statements: list[str] = []
+        run = graph._run
+        graph._run = lambda query, params=None: statements.append(query) or run(query, params)  # type: ignore[method-assign]
+        assert walk(graph, 0, args, index=True) == expected
+        assert graph._relation_index is not None and len(graph._relation_index[1]) == 16
+        walking = [q for q in statements if "RELATED" in q]
+        assert walking and all("offset(ID(x)) IN" in q for q in walking), "a hop ranked relations in Kùzu"
+        assert len(walking) < len(expected)  # the rows a hop keeps from one hub are read in one statement
+        statements.clear()
+        assert walk(graph, 0, args, index=True) == expected
+        assert not [q for q in statements if "RELATED" in q], "rows read since the last write are kept"
+    finally:
+        graph.close()
+
+
+def test_a_background_index_is_built_once_writes_pause_and_dropped_by_the_next_write(tmp_path: Path) -> None:
+    graph = KuzuGraphStore(tmp_path / "graph.kuzu")
+    graph.relation_index_quiet_seconds = 0.05
+    try:
+        graph.upsert_entities([Entity(ID[name], name, "Thing") for name in NAMES])
+        graph.upsert_relations(relations([(HUBS[0], "USES", name, 1 + n % 3) for n, name in enumerate(NAMES[1:])]))
+        args = ({HUBS[0]}, set(), "both", 2, 3, 5)
+        expected = walk(graph, 0, args)
+        graph.relation_index_mode = RelationIndexMode.BACKGROUND
+        assert graph._current_relation_index() is None  # asked for, not built in the walk
+        deadline = time.monotonic() + 30
+        while graph._current_relation_index() is None:
+            assert time.monotonic() < deadline, "the background index was never built"
+            time.sleep(0.02)
+        assert walk(graph, 0, args) == walk(graph, 0, args, index=True) == expected
+        graph.relation_index_mode = RelationIndexMode.BACKGROUND
+        graph.upsert_relations(relations([(HUBS[0], "OWNS", NAMES[5], 9)]))
+        assert graph._current_relation_index() is None  # the write made it stale: walks read the store meanwhile
+        (best, hop), *_ = graph.traverse([ID[HUBS[0]]], per_hop=3)
+        assert (best.type, best.target_id, len(best.chunk_ids), hop) == ("OWNS", ID[NAMES[5]], 9, 1)
+    finally:
+        graph.close()
