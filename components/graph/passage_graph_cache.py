@@ -13,6 +13,7 @@ from agrag.components.data_models.passage_names import PassageNames
 from agrag.components.graph.passage_graph import PassageGraph
 from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
 from agrag.components.stores.heap import release_free_heap
+from agrag.components.stores.large_builds import LARGE_BUILDS
 from agrag.components.stores.store_ref import StoreRef, graph_part
 from agrag.components.stores.store_spec import StoreSpec
 
@@ -59,8 +60,9 @@ class PassageGraphCache:
         with self._lock:
             if self._snapshot is None or self._snapshot[0] != generation:
                 self._snapshot = None  # the old snapshot goes before the new one is built, not after
-                self._snapshot = (generation, PassageGraph.from_columns(self.graph_store.passage_columns()))
-                release_free_heap()  # what building it allocated and freed
+                with LARGE_BUILDS:
+                    self._snapshot = (generation, PassageGraph.from_columns(self.graph_store.passage_columns()))
+                    release_free_heap()  # what building it allocated and freed
             return self._snapshot[1]
 
     def names_for(self, names: Sequence[str]) -> PassageGraph | PassageNames:

@@ -15,9 +15,11 @@ import pyarrow.compute as pc
 from agrag.components.data_models.relation_index_mode import RelationIndexMode
 from agrag.components.errors import StoreError
 from agrag.components.graph.relation_index import RelationColumns, RelationIndex
+from agrag.components.stores.heap import release_free_heap
 from agrag.components.stores.kuzu.arrow_rows import release_arrow_memory
 from agrag.components.stores.kuzu.connection import KuzuConnection
 from agrag.components.stores.kuzu.retrieval_cypher import INDEX_RECORDS, INDEX_RELATIONS
+from agrag.components.stores.large_builds import LARGE_BUILDS
 
 _log = logging.getLogger(__name__)
 
@@ -67,11 +69,13 @@ class KuzuRelationIndexReads(KuzuConnection):
         return None
 
     def _read_relation_index(self) -> RelationIndex:
-        """Read the graph as columns and index it (an empty graph gives an empty index)."""
-        try:
-            return RelationIndex(self._relation_columns())
-        finally:
-            release_arrow_memory()
+        """Read the graph as columns and index it (an empty graph gives an empty index); one large build at a time."""
+        with LARGE_BUILDS:
+            try:
+                return RelationIndex(self._relation_columns())
+            finally:
+                release_arrow_memory()
+                release_free_heap()
 
     def _relation_columns(self) -> RelationColumns:
         records = self._arrow(INDEX_RECORDS)
