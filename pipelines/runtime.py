@@ -16,11 +16,13 @@ from types import TracebackType
 from haystack import Pipeline
 
 from agrag.components.data_models.evidence import EvidenceScope, FetchedEvidence
+from agrag.components.data_models.relation_index_mode import RelationIndexMode
 from agrag.components.data_models.retrieval_method import RetrievalMethod
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import ConfigError, DocumentNotFoundError, NothingIngestedError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.sqlite_run_registry import SqliteRunRegistry
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.config_models import AgragConfig
@@ -80,6 +82,16 @@ class Runtime:
     def data_dir(self) -> Path:
         """The data dir this runtime holds."""
         return self.settings.agrag.data_dir
+
+    def serve_long(self) -> None:
+        """Tell the stores this process serves for a long time (``agrag serve``, ``agrag mcp``).
+
+        The graph store then builds its relation index (which GRAPH_EXPAND's walks rank with) on a thread of its own
+        once writes pause; a short command does not start a build it would not live to use.
+        """
+        graph = self.store.graph
+        if isinstance(graph, KuzuGraphStore):
+            graph.relation_index_mode = RelationIndexMode.BACKGROUND
 
     def config_for(self, overrides: Sequence[str] = ()) -> AgragConfig:
         """The configuration of one request: this runtime's overrides, then ``overrides``.

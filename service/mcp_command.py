@@ -103,6 +103,7 @@ def mcp(
         if allow_write and document:
             raise ConfigError("--allow-write serves every document; leave out --document (or serve reads only).")
         with open_runtime(list(overrides or []), require_data=not allow_write) as runtime:
+            runtime.serve_long()
             if not allow_write:
                 serve_stdio(ToolHost(runtime), options, document, stdout)
                 return

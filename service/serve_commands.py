@@ -136,6 +136,7 @@ def serve(
         if deployment:
             check_deployment_name(deployment)
         runtime = open_runtime(list(overrides or []), settings, require_data=False)
+        runtime.serve_long()
     except AgragError as exc:
         fail(exc)
     try:

@@ -28,14 +28,15 @@ class KuzuRelationIndexReads(KuzuConnection):
     """Keeps a ``RelationIndex`` of the graph as of one write count, for walks from the store's own process.
 
     Built from two column reads (every entity record, every relation's ends, offset, support, type and id): at
-    1,000,000 chunks about 5 million relations, read in seconds. ``background`` (the default) builds on one thread
+    1,000,000 chunks about 5 million relations, read in seconds. ``background`` (a server's) builds on one thread
     of the store's, once the writes have paused for a second and for as long as the last build took, so no walk waits
     for it and an ingestion's commit batches do not make it rebuild after each; until it is ready walks read the
-    store as before. ``inline`` builds in the walk
-    (what tests use, to walk with it every time).
+    store as before. ``inline`` builds in the walk (what tests use, to walk with it every time); ``off`` (a short
+    command's) walks with the hop statements.
     """
 
-    relation_index_mode = RelationIndexMode.BACKGROUND
+    relation_index_mode = RelationIndexMode.OFF
+    """``background`` in a long-lived process (``Runtime.serve_long``: ``agrag serve``, ``agrag mcp``)."""
     relation_index_quiet_seconds = 1.0
     """How long the write count must hold still before a background build starts."""
     _relation_index: tuple[int, RelationIndex] | None = None

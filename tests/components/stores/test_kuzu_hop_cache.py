@@ -20,8 +20,11 @@ from agrag.components.data_models.entity import Entity, entity_id_for
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.data_models.relation_index_mode import RelationIndexMode
 from agrag.components.data_models.resolution import MERGED, MergeDecision
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.kuzu.hop_cache import KuzuHopCache
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
+from agrag.pipelines.runtime import open_runtime
+from agrag.pipelines.settings import AgragSettings, RetrievalSettings, Settings
 
 NAMES = tuple(f"Entity {n}" for n in range(12))
 HUBS = NAMES[:3]
@@ -179,3 +182,15 @@ def test_a_background_index_is_built_once_writes_pause_and_dropped_by_the_next_w
         assert (best.type, best.target_id, len(best.chunk_ids), hop) == ("OWNS", ID[NAMES[5]], 9, 1)
     finally:
         graph.close()
+
+
+def test_a_served_runtime_builds_the_index_in_the_background_and_a_command_does_not(
+    tmp_path: Path, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    agrag = AgragSettings(data_dir=tmp_path / "data", _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(agrag, RetrievalSettings(_env_file=None))  # type: ignore[call-arg]
+    with open_runtime([], settings, require_data=False, embedder=embedder) as runtime:
+        graph = runtime.store.graph
+        assert isinstance(graph, KuzuGraphStore) and graph.relation_index_mode is RelationIndexMode.OFF
+        runtime.serve_long()  # what agrag serve and agrag mcp do
+        assert graph.relation_index_mode is RelationIndexMode.BACKGROUND
