@@ -136,10 +136,7 @@ class KuzuWalks(KuzuRelationIndexReads, KuzuIdLookups):
                 seen.add(relation.id)
                 shown = row[6:]
                 walked.append((relation, hop, sorted(shown[0]) if shown else []))
-                for end in (relation.source_id, relation.target_id):
-                    if end not in visited:
-                        visited.add(end)
-                        reached.append(end)
+                _reach(relation, visited, reached)
             frontier = reached
         return walked
 
@@ -180,10 +177,7 @@ class KuzuWalks(KuzuRelationIndexReads, KuzuIdLookups):
             for row in rows:
                 relation = RelationRow.read(row)
                 walked.append((relation, hop, []))
-                for end in (relation.source_id, relation.target_id):
-                    if end not in visited:
-                        visited.add(end)
-                        reached.append(end)
+                _reach(relation, visited, reached)
             frontier = reached
         return walked
 
@@ -215,3 +209,11 @@ class KuzuWalks(KuzuRelationIndexReads, KuzuIdLookups):
                     return None
                 rows[rank] = list(cache.put(writes, "row", str(rank), [row], complete=True).rows[0])
         return [rows[rank] for rank in ranks]
+
+
+def _reach(relation: Relation, visited: set[str], reached: list[str]) -> None:
+    """Add the ends of ``relation`` not visited yet to ``visited`` and, in order (source first), to ``reached``."""
+    for end in (relation.source_id, relation.target_id):
+        if end not in visited:
+            visited.add(end)
+            reached.append(end)
