@@ -139,10 +139,4 @@ INDEX_RELATIONS = (
     "MATCH (a:Entity)-[x:RELATED]->(b:Entity) "
     "RETURN offset(ID(a)) AS a, offset(ID(b)) AS b, offset(ID(x)) AS o, size(x.chunk_ids) AS s, x.type AS t, x.id AS i"
 )
-ROWS_AT = {
-    end: (
-        f"MATCH (a:Entity)-[x:RELATED]->(b:Entity) WHERE {end}.id = $id AND offset(ID(x)) IN CAST($offsets AS INT64[]) "
-        f"RETURN {RelationRow.returning(source_id=_A, target_id=_B)}, offset(ID(x))"
-    )
-    for end in ("a", "b")
-}
+ROWS_AT = {end: f"{_rows_at(end)}, offset(ID(x))" for end in ("a", "b")}

@@ -105,11 +105,12 @@ class KuzuWalks(KuzuRelationIndexReads, KuzuIdLookups):
         statements (``TRAVERSE_HOP``: one per direction) starts from the frontier and its merged members by primary
         key, and each hop keeps the best ``cap`` of their rows together, in the statements' own order.
         """
-        indexed = None if isinstance(query, str) or extra else self._current_relation_index()
-        if indexed is not None and not isinstance(query, str):
+        indexed = self._current_relation_index() if not isinstance(query, str) and not extra else None
+        if indexed is not None:
             walk = self._indexed_hops(
-                indexed, frontier, query, relation_types=relation_types, depth=depth, per_hop=per_hop, limit=limit
-            )
+                indexed, frontier, tuple(query), relation_types=relation_types, depth=depth, per_hop=per_hop,
+                limit=limit,
+            )  # fmt: skip
             if walk is not None:
                 return walk
         visited = set(frontier)
@@ -117,8 +118,7 @@ class KuzuWalks(KuzuRelationIndexReads, KuzuIdLookups):
         seen: set[str] = set()
         types = sorted(set(relation_types or ()))
         for hop in range(1, depth + 1):
-            caps = [c for c in (per_hop, None if limit is None else limit - len(walked)) if c is not None]
-            cap = min(caps, default=_NO_CAP)
+            cap = _hop_cap(per_hop, limit, len(walked))
             if not frontier or cap <= 0:
                 break
             params = {"ids": frontier, "seen": sorted(seen), "any_type": not types, "types": types, "cap": cap}
@@ -163,8 +163,7 @@ class KuzuWalks(KuzuRelationIndexReads, KuzuIdLookups):
         walked: list[tuple[Relation, int, list[str]]] = []
         seen = np.empty(0, dtype=np.int64)
         for hop in range(1, depth + 1):
-            caps = [c for c in (per_hop, None if limit is None else limit - len(walked)) if c is not None]
-            cap = min(caps, default=_NO_CAP)
+            cap = _hop_cap(per_hop, limit, len(walked))
             if not frontier or cap <= 0:
                 break
             records = index.with_members(index.positions(frontier).values())
@@ -217,3 +216,9 @@ def _reach(relation: Relation, visited: set[str], reached: list[str]) -> None:
         if end not in visited:
             visited.add(end)
             reached.append(end)
+
+
+def _hop_cap(per_hop: int | None, limit: int | None, walked: int) -> int:
+    """The most relations the next hop may keep: ``per_hop``, and what ``limit`` leaves after ``walked``."""
+    caps = [c for c in (per_hop, None if limit is None else limit - walked) if c is not None]
+    return min(caps, default=_NO_CAP)
