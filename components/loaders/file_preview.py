@@ -19,8 +19,6 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 
 from pydantic import BaseModel, ConfigDict, Field
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
 
 from agrag.components.errors import FileSelectionError, NoFilesRootError, TooManyFilesError
 from agrag.components.loaders.file_selection import select_files
@@ -207,6 +205,9 @@ def _text_preview(fd: int, shown: str, size: int, kind: PreviewFormat, chars: in
 
 def _pdf_preview(fd: int, shown: str, size: int, chars: int) -> FilePreview:
     base = {"path": shown, "size": size, "format": PreviewFormat.PDF}
+    from pypdf import PdfReader  # noqa: PLC0415 - as in pdf_parser: only a PDF pays for importing pypdf
+    from pypdf.errors import PyPdfError  # noqa: PLC0415
+
     try:
         with os.fdopen(os.dup(fd), "rb") as stream:
             reader = PdfReader(stream, strict=False)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
-
-from pypdf import PasswordType, PdfReader
-from pypdf.errors import PyPdfError
+from typing import TYPE_CHECKING
 
 from agrag.components.loaders.file_failure import UnreadableFileError
 from agrag.components.loaders.parsed_document import ParsedDocument
 from agrag.components.loaders.text_decoding import normalize_newlines
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 _HEADER_SEARCH_BYTES = 1024
 
@@ -31,6 +32,10 @@ def parse_pdf(raw: bytes, stem: str) -> ParsedDocument:
         raise UnreadableFileError("empty file")
     if b"%PDF-" not in raw[:_HEADER_SEARCH_BYTES]:
         raise UnreadableFileError("not a readable PDF: no %PDF- header, so it is no PDF file")
+    # imported here: pypdf adds a quarter of a second to every process that loads the ingest flow, most read no PDF
+    from pypdf import PdfReader  # noqa: PLC0415
+    from pypdf.errors import PyPdfError  # noqa: PLC0415
+
     try:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted and not _opens_without_password(reader):
@@ -46,6 +51,9 @@ def parse_pdf(raw: bytes, stem: str) -> ParsedDocument:
 
 
 def _opens_without_password(reader: PdfReader) -> bool:
+    from pypdf import PasswordType  # noqa: PLC0415
+    from pypdf.errors import PyPdfError  # noqa: PLC0415
+
     try:
         return reader.decrypt("") != PasswordType.NOT_DECRYPTED
     except (PyPdfError, NotImplementedError):  # e.g. a cipher pypdf cannot undo

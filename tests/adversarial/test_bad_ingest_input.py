@@ -42,6 +42,7 @@ from agrag.service.tools.documents_tool import ListDocumentsInput
 from agrag.service.tools.registry import TOOLS
 from agrag.service.tools.tool import ToolContext, ToolHost
 from tests.conftest import EXAMPLES
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.served_api import uvicorn_in_thread
 
 ADMIN = "admin-token-0123456789abcdef"
@@ -81,7 +82,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransform
 def runtime(corpus: Path, tmp_path: Path, embedder: SentenceTransformersTextEmbedder) -> Iterator[Runtime]:
     """The example corpus in a data dir of this test's own."""
     data_dir = tmp_path / "data"
-    shutil.copytree(corpus, data_dir)
+    copy_data_dir(corpus, data_dir)
     with open_runtime([], settings_for(data_dir), require_data=False, embedder=embedder) as opened:
         yield opened
 
@@ -151,7 +152,7 @@ def test_defect_3_a_document_stored_before_folders_were_recorded_is_not_supersed
 
 def test_defect_3_the_cli_names_the_override(corpus: Path, tmp_path: Path, prefect_harness: None) -> None:
     data_dir = tmp_path / "data"
-    shutil.copytree(corpus, data_dir)
+    copy_data_dir(corpus, data_dir)
     legacy = tmp_path / "legacy"
     legacy.mkdir()
     (legacy / "notes.md").write_text("# Notes\n\nThe first version of the notes.\n", encoding="utf-8")
@@ -230,7 +231,7 @@ def test_defect_9_an_empty_folder_name_is_refused_everywhere(corpus: Path, tmp_p
             resolve_ingest_folder("", root)
     (tmp_path / "stray.md").write_text("# Stray\n\nNot meant to be ingested.\n", encoding="utf-8")
     data_dir = tmp_path / "data"
-    shutil.copytree(corpus, data_dir)
+    copy_data_dir(corpus, data_dir)
 
     result = cli("ingest", "", data_dir=data_dir)  # the CLI runs in tmp_path: '' would have meant it
 
@@ -260,7 +261,7 @@ def test_defect_9_an_empty_folder_name_is_refused_everywhere(corpus: Path, tmp_p
 
 def test_defect_9_an_unknown_document_id_is_named(corpus: Path, tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    shutil.copytree(corpus, data_dir)
+    copy_data_dir(corpus, data_dir)
     searched = cli("search", "Orion planner", "recipe=chunk", "--document", "dnope", data_dir=data_dir)
     discovered = cli("evidence", "discover", "Orion planner", "--document", "dnope", data_dir=data_dir)
     for result in (searched, discovered):

@@ -35,6 +35,7 @@ from agrag.pipelines.settings import Settings
 from agrag.service.cli import app
 from tests.components.stores.test_kuzu_traversal import build_graph
 from tests.conftest import REPO
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.isolated_settings import isolated_settings
 from tests.support.scripted_llm import scripted_llm
 
@@ -195,7 +196,7 @@ def pristine(
 @pytest.fixture
 def data_dir(pristine: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "data"
-    shutil.copytree(pristine, copy)
+    copy_data_dir(pristine, copy)
     return copy
 
 

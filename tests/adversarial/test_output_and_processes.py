@@ -41,6 +41,7 @@ from agrag.service.console import file_status_table
 from agrag.service.server.private_prefect import reap_orphans
 from tests.conftest import EXAMPLES
 from tests.service.server.test_serve_command import Serve, serve_env
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.isolated_settings import isolated_settings
 from tests.support.served_api import uvicorn_in_thread
 
@@ -84,14 +85,14 @@ def corpus(
 @pytest.fixture
 def data_dir(corpus: Path, tmp_path: Path) -> Path:
     """A private copy of the corpus (the CLI and servers open a data dir themselves)."""
-    return Path(shutil.copytree(corpus, tmp_path / "data"))
+    return copy_data_dir(corpus, tmp_path / "data")
 
 
 @pytest.fixture(scope="module")
 def piped_search(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
     """`agrag search ... --trace` into a pipe, once: what `agrag search ... > file` writes (defects 10 and 12)."""
     root = tmp_path_factory.mktemp("piped")
-    data_dir = Path(shutil.copytree(corpus, root / "data"))
+    data_dir = copy_data_dir(corpus, root / "data")
     result = piped("search", SEARCHED, "--trace", env=cli_env(data_dir), cwd=root)
     assert result.returncode == 0, result.stderr
     return result

@@ -11,7 +11,6 @@ another document uses alone.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ from agrag.service.cli import app
 from agrag.service.tools.registry import TOOLS
 from agrag.service.tools.tool import ToolContext, ToolHost
 from tests.conftest import EXAMPLES
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.scripted_llm import ScriptedLLM, scripted_llm
 from tests.support.served_api import uvicorn_in_thread
 
@@ -90,7 +90,7 @@ def corpus(
     data_dir = root / "data"
     with open_runtime([], settings_for(data_dir), require_data=False, embedder=embedder) as runtime:
         ingest_into(str(EXAMPLES), runtime.config, runtime.store, embedder)
-    shutil.copytree(data_dir, root / "cli")
+    copy_data_dir(data_dir, root / "cli")
     return data_dir, root / "cli"
 
 

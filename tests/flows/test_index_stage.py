@@ -22,6 +22,7 @@ from agrag.flows.ingest_report import stage_lines
 from agrag.pipelines.runtime import open_runtime
 from agrag.pipelines.settings import Settings
 from tests.conftest import EXAMPLES
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.isolated_settings import isolated_settings
 from tests.support.recipe_answers import assert_same_answers, recipe_answers
 
@@ -48,7 +49,7 @@ def built(
 
 @pytest.fixture
 def settings(built: Path, tmp_path: Path) -> Settings:
-    shutil.copytree(built / "data", tmp_path / "data")
+    copy_data_dir(built / "data", tmp_path / "data")
     shutil.copytree(built / "notes", tmp_path / "notes")
     return isolated_settings(tmp_path / "data")
 

@@ -24,7 +24,7 @@ from prefect.settings import PREFECT_API_URL
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.worker_errors import EmbeddingWorkersError
-from agrag.flows import embed_fanout
+from agrag.flows import dask_embedding
 from agrag.flows.embed_fanout import InProcessEmbedding, slice_embedder
 from agrag.flows.ingest_flow import run_ingest
 from agrag.flows.ingest_report import IngestReport
@@ -202,7 +202,7 @@ def test_small_batches_and_zero_workers_embed_in_process(tmp_path: Path) -> None
 
 
 def test_an_unreachable_scheduler_is_a_typed_error_naming_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embed_fanout, "CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(dask_embedding, "CONNECT_TIMEOUT", "1s")
     port = _free_port()
     with (
         pytest.raises(EmbeddingWorkersError, match="unset AGRAG_DASK_ADDRESS") as caught,

@@ -7,7 +7,6 @@ relation of ``team.md``; then the ontology is given that pattern and only ``team
 from __future__ import annotations
 
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from agrag.pipelines.store_factory import open_knowledge_store
 from tests.conftest import EXAMPLES
 from tests.flows.test_resumable_ingest import subprocess_env
 from tests.support import example_llm
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.scripted_llm import ScriptedLLM, scripted_llm
 from tests.support.store_dump import dump
 
@@ -75,7 +75,7 @@ def ingested(
 
 def copied(ingested: Path, into: Path) -> Path:
     target = into / "data"
-    shutil.copytree(ingested, target)
+    copy_data_dir(ingested, target)
     return target
 
 

@@ -30,6 +30,7 @@ from agrag.flows.vector_contents import collection_contents
 from agrag.pipelines.runtime import open_runtime
 from agrag.pipelines.settings import Settings
 from tests.conftest import EXAMPLES
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.isolated_settings import isolated_settings
 from tests.support.recipe_answers import assert_same_answers, recipe_answers
 
@@ -65,7 +66,7 @@ def pristine(
 
 @pytest.fixture
 def root(pristine: Path, tmp_path: Path) -> Path:
-    shutil.copytree(pristine, tmp_path / "data")
+    copy_data_dir(pristine, tmp_path / "data")
     return tmp_path
 
 

@@ -1,4 +1,3 @@
-import shutil
 from pathlib import Path
 
 import pytest
@@ -8,6 +7,7 @@ from agrag.flows.ingest_flow import ingest_into
 from agrag.pipelines.runtime import open_runtime
 from agrag.pipelines.settings import AgragSettings, RetrievalSettings, Settings
 from tests.conftest import EXAMPLES
+from tests.support.data_dir_copy import copy_data_dir
 
 
 def settings_of(data_dir: Path) -> Settings:
@@ -29,5 +29,5 @@ def ingested_corpus(
 def copy_corpus(corpus: Path, into: Path) -> Path:
     """A private copy of the ingested data dir (its stores are closed, so the files copy whole)."""
     target = into / "data"
-    shutil.copytree(corpus, target)
+    copy_data_dir(corpus, target)
     return target

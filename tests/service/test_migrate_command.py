@@ -18,6 +18,7 @@ from agrag.pipelines.runtime import open_runtime
 from agrag.service.cli import app
 from agrag.service.server.server_file import remove_server_file, write_server_file
 from tests.conftest import EXAMPLES
+from tests.support.data_dir_copy import copy_data_dir
 from tests.support.isolated_settings import isolated_settings
 
 # The CLI in a child whose stdout is a pipe; on its way out it says whether anything loaded an embedding model.
@@ -52,7 +53,7 @@ def corpus(
 
 @pytest.fixture
 def data_dir(corpus: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(corpus, tmp_path / "data"))
+    return copy_data_dir(corpus, tmp_path / "data")
 
 
 def agrag(data_dir: Path, monkeypatch: pytest.MonkeyPatch, *args: str, qdrant: bool = True) -> tuple[int, str]:
