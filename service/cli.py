@@ -62,40 +62,44 @@ def ingest(
         ingest_on_server(server, folder, list(overrides or []), files=files, only=list(only or []))
         return
     from agrag.components.errors import AgragError
-    from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
+    from agrag.service.server.private_prefect import PrivatePrefectServerError, starting_prefect_api
 
     try:
-        from agrag.components.loaders.file_selection import select_in_folder
         from agrag.components.loaders.files_root import resolve_ingest_folder
-        from agrag.flows.ingest_flow import run_ingest
-        from agrag.flows.progress import stage_lines
-        from agrag.flows.run_inputs import check_data_dir_path
-        from agrag.pipelines.ingest_components import check_llm_needs, llm_client
-        from agrag.pipelines.runtime import compose_config
         from agrag.pipelines.settings import load_settings
-        from agrag.service.console import file_status_table, print_ingest_report
 
         settings = load_settings()
-        # A wrong path or pattern, a typo or a missing LLM fails here, before Prefect starts.
-        resolved = resolve_ingest_folder(folder, settings.agrag.files_root)
-        check_data_dir_path(settings.agrag.data_dir)
-        if settings.agrag.embedding_cache_dir is not None:
-            check_data_dir_path(settings.agrag.embedding_cache_dir, "AGRAG_EMBEDDING_CACHE_DIR")
-        config = compose_config(list(overrides or []), settings)
-        check_llm_needs(config.ingest, llm_client(settings.agrag))
-        chosen = (
-            select_in_folder(only, resolved, config.ingest.loader.suffixes, settings.agrag.max_files_per_call)
-            if only
-            else None
-        )
-        quiet_prefect_run_loggers()
-        console.print(
-            f"Ingesting {folder} into {settings.agrag.data_dir} (Prefect is starting; this takes a few seconds)",
-            markup=False,
-        )
-        # A terminal gets progress bars; a pipe or a log file one line per stage (on stderr, as the bars).
-        with private_prefect_api(), stage_lines(None if sys.stderr.isatty() else sys.stderr):
-            report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty(), files=chosen)
+        resolved = resolve_ingest_folder(folder, settings.agrag.files_root)  # a wrong path: before Prefect starts
+        # Prefect's server loads while the rest of agrag is imported and the input checked: a typo, a wrong pattern
+        # or a missing LLM still fails before any flow runs (and stops it).
+        with starting_prefect_api() as prefect_ready:
+            from agrag.components.loaders.file_selection import select_in_folder
+            from agrag.flows.ingest_flow import run_ingest
+            from agrag.flows.progress import stage_lines
+            from agrag.flows.run_inputs import check_data_dir_path
+            from agrag.pipelines.ingest_components import check_llm_needs, llm_client
+            from agrag.pipelines.runtime import compose_config
+            from agrag.service.console import file_status_table, print_ingest_report
+
+            check_data_dir_path(settings.agrag.data_dir)
+            if settings.agrag.embedding_cache_dir is not None:
+                check_data_dir_path(settings.agrag.embedding_cache_dir, "AGRAG_EMBEDDING_CACHE_DIR")
+            config = compose_config(list(overrides or []), settings)
+            check_llm_needs(config.ingest, llm_client(settings.agrag))
+            chosen = (
+                select_in_folder(only, resolved, config.ingest.loader.suffixes, settings.agrag.max_files_per_call)
+                if only
+                else None
+            )
+            quiet_prefect_run_loggers()
+            console.print(
+                f"Ingesting {folder} into {settings.agrag.data_dir} (Prefect is starting; this takes a few seconds)",
+                markup=False,
+            )
+            prefect_ready()
+            # A terminal gets progress bars; a pipe or a log file one line per stage (on stderr, as the bars).
+            with stage_lines(None if sys.stderr.isatty() else sys.stderr):
+                report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty(), files=chosen)
     except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
         return
@@ -235,18 +239,19 @@ def delete(
         delete_on_server(server, document_id, list(overrides or []))
         return
     from agrag.components.errors import AgragError
-    from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
+    from agrag.service.server.private_prefect import PrivatePrefectServerError, starting_prefect_api
 
     try:
-        from agrag.flows.delete_flow import delete_summary, run_delete
-        from agrag.pipelines.runtime import open_runtime, serving
+        # Prefect's server loads meanwhile. The data dir is opened once, before a flow runs: a typo or an unknown id
+        # fails at once, and the flow runs on these open stores.
+        with starting_prefect_api() as prefect_ready:
+            from agrag.flows.delete_flow import delete_summary, run_delete
+            from agrag.pipelines.runtime import open_runtime, serving
 
-        # The data dir is opened once, before Prefect starts: a typo or an unknown id fails at once, and the flow
-        # runs on these open stores.
-        with open_runtime(list(overrides or [])) as runtime, serving(runtime):
-            runtime.require_document(document_id)
-            quiet_prefect_run_loggers()
-            with private_prefect_api():
+            with open_runtime(list(overrides or [])) as runtime, serving(runtime):
+                runtime.require_document(document_id)
+                quiet_prefect_run_loggers()
+                prefect_ready()
                 report = run_delete(document_id, list(overrides or []))
     except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)

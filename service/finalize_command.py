@@ -29,24 +29,26 @@ def finalize(overrides: Overrides = None) -> None:
 
 def _in_process(overrides: list[str]) -> None:
     from agrag.components.errors import AgragError
-    from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
+    from agrag.service.server.private_prefect import PrivatePrefectServerError, starting_prefect_api
 
     try:
-        from agrag.flows.finalize_run import finalize_lines, run_finalize
-        from agrag.flows.progress import stage_lines
-        from agrag.pipelines.ingest_components import llm_client, reports_use_llm
-        from agrag.pipelines.runtime import check_ingested, compose_config
-        from agrag.pipelines.settings import load_settings
+        with starting_prefect_api() as prefect_ready:  # Prefect's server loads meanwhile
+            from agrag.flows.finalize_run import finalize_lines, run_finalize
+            from agrag.flows.progress import stage_lines
+            from agrag.pipelines.ingest_components import llm_client, reports_use_llm
+            from agrag.pipelines.runtime import check_ingested, compose_config
+            from agrag.pipelines.settings import load_settings
 
-        settings = load_settings()
-        # a typo, reports=llm without an LLM or an empty data dir fails here, before Prefect starts
-        communities = compose_config(overrides, settings).ingest.communities
-        if communities.enabled:
-            reports_use_llm(communities, llm_client(settings.agrag))
-        check_ingested(settings.agrag)
-        quiet_prefect_run_loggers()
-        with private_prefect_api(), stage_lines(None if sys.stderr.isatty() else sys.stderr):
-            report = run_finalize(overrides, progress_bar=sys.stderr.isatty())
+            settings = load_settings()
+            # a typo, reports=llm without an LLM or an empty data dir fails here, before a flow runs
+            communities = compose_config(overrides, settings).ingest.communities
+            if communities.enabled:
+                reports_use_llm(communities, llm_client(settings.agrag))
+            check_ingested(settings.agrag)
+            quiet_prefect_run_loggers()
+            prefect_ready()
+            with stage_lines(None if sys.stderr.isatty() else sys.stderr):
+                report = run_finalize(overrides, progress_bar=sys.stderr.isatty())
     except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
     for line in finalize_lines(report):

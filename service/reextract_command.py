@@ -64,24 +64,26 @@ def reextract(
 
 def _in_process(document_ids: list[str], overrides: list[str], *, other_settings: bool, force: bool) -> None:
     from agrag.components.errors import AgragError
-    from agrag.service.server.private_prefect import PrivatePrefectServerError, private_prefect_api
+    from agrag.service.server.private_prefect import PrivatePrefectServerError, starting_prefect_api
 
     try:
-        from agrag.flows.progress import stage_lines
-        from agrag.flows.reextract_flow import run_reextract
-        from agrag.pipelines.ingest_components import check_llm_needs, llm_client
-        from agrag.pipelines.runtime import check_ingested, compose_config
-        from agrag.pipelines.settings import load_settings
+        with starting_prefect_api() as prefect_ready:  # Prefect's server loads meanwhile
+            from agrag.flows.progress import stage_lines
+            from agrag.flows.reextract_flow import run_reextract
+            from agrag.pipelines.ingest_components import check_llm_needs, llm_client
+            from agrag.pipelines.runtime import check_ingested, compose_config
+            from agrag.pipelines.settings import load_settings
 
-        settings = load_settings()
-        # a typo, a missing LLM or an empty data dir fails here, before Prefect starts
-        check_llm_needs(compose_config(overrides, settings).ingest, llm_client(settings.agrag))
-        check_ingested(settings.agrag)
-        quiet_prefect_run_loggers()
-        with private_prefect_api(), stage_lines(None if sys.stderr.isatty() else sys.stderr):
-            report = run_reextract(
-                document_ids or None, overrides, other_settings, force, progress_bar=sys.stderr.isatty()
-            )
+            settings = load_settings()
+            # a typo, a missing LLM or an empty data dir fails here, before a flow runs
+            check_llm_needs(compose_config(overrides, settings).ingest, llm_client(settings.agrag))
+            check_ingested(settings.agrag)
+            quiet_prefect_run_loggers()
+            prefect_ready()
+            with stage_lines(None if sys.stderr.isatty() else sys.stderr):
+                report = run_reextract(
+                    document_ids or None, overrides, other_settings, force, progress_bar=sys.stderr.isatty()
+                )
     except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
     print_reextract_report(report)

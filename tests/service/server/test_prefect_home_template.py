@@ -1,15 +1,19 @@
-"""A new Prefect home starts from the migrated database the first one left, and a damaged template is ignored."""
+"""A new Prefect home starts from the migrated database the first one left, and a damaged template is ignored.
+
+And a server started early, while a command still imports and checks its input, stops if the command fails.
+"""
 
 import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from prefect import flow
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from agrag.service.server.prefect_home_template import PrefectHomeTemplate
-from agrag.service.server.private_prefect import PrivatePrefectServer
+from agrag.service.server.private_prefect import PrivatePrefectServer, starting_prefect_api
 
 
 @flow(name="template-probe")
@@ -96,3 +100,19 @@ def test_a_used_home_never_becomes_the_template(tmp_path: Path) -> None:
     again.stop()
     assert rows(home / "prefect.db", "flow_run") == 1
     assert not template.path.exists(), "a database holding this data dir's runs is not copied into new homes"
+
+
+def test_a_server_started_early_is_stopped_when_the_command_fails_before_its_first_flow(tmp_path: Path) -> None:
+    """`agrag ingest` starts the server before its slow imports and input checks: a typo found then stops it."""
+    home = tmp_path / "home"
+    with temporary_settings(restore_defaults={PREFECT_API_URL}):
+        with pytest.raises(ValueError, match="typo"), starting_prefect_api(home):
+            url = str(PREFECT_API_URL.value())
+            assert url.startswith("http://127.0.0.1:") and url.endswith("/api")  # known before the server answers
+            (record,) = (home / "agrag-servers").iterdir()
+            pid = int(record.stem)
+            assert Path(f"/proc/{pid}").exists(), "the server is loading while the command goes on"
+            raise ValueError("a typo in an override")
+        assert not Path(f"/proc/{pid}").exists(), "the server was stopped (and reaped)"
+        assert not list((home / "agrag-servers").iterdir()), "its record goes with it"
+        assert PREFECT_API_URL.value() is None
