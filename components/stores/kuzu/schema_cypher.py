@@ -66,6 +66,7 @@ SET_INFO = "MERGE (i:StoreInfo {key: $key}) SET i.value = $value"
 
 # The catalog. Table names in `table_info` come from `show_tables`, never from a user.
 SHOW_TABLES = "CALL show_tables() RETURN *"
+TABLE_KINDS = "CALL show_tables() RETURN name, type"
 
 
 def count_nodes(table: str) -> str:

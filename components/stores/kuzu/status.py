@@ -13,6 +13,7 @@ from agrag.components.stores.kuzu import status_cypher as cy
 from agrag.components.stores.kuzu.connection import scope_params
 from agrag.components.stores.kuzu.rows import EntityRow
 from agrag.components.stores.kuzu.scoped_names import KuzuScopedNames
+from agrag.components.stores.kuzu.table_counts import count_tables
 
 
 class KuzuStatus(KuzuScopedNames):
@@ -20,11 +21,7 @@ class KuzuStatus(KuzuScopedNames):
 
     def check_readable(self) -> dict[str, int]:
         """Read the catalog and count the rows of every table it lists (what ``KuzuOpenCheck``'s child runs)."""
-        counts: dict[str, int] = {}
-        for table in self._records(schema.SHOW_TABLES):
-            count = schema.count_nodes if table["type"] == "NODE" else schema.count_rels
-            counts[table["name"]] = int(self._run(count(table["name"]))[0][0])
-        return counts
+        return count_tables(self._run)
 
     def counts(self) -> dict[str, int]:
         """Return the number of rows of every node and relationship table."""
