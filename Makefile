@@ -76,7 +76,7 @@ test: lint typecheck compose-tool
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n 2 --dist loadfile
 
 # The unit tests only: no model, no Prefect, not slow (tests/support/fast_loop.py marks and guards them).
-test-fast: install
+test-fast: install compose-tool
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest --fast -q -n 2
 
 bench: install

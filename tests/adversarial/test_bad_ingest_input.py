@@ -297,6 +297,7 @@ def test_defect_13_a_huge_heading_is_cut_in_heading_paths(tmp_path: Path) -> Non
     assert huge in loaded.text, "the text itself keeps the heading whole"
 
 
+@pytest.mark.needs_prefect
 def test_defect_13_a_data_dir_that_cannot_be_one_is_refused_before_prefect_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -202,6 +202,7 @@ def test_a_vector_write_that_fails_before_the_copy_commits_nothing_of_the_graph(
     assert _dump(tmp_path / "data") == batched
 
 
+@pytest.mark.needs_prefect
 def test_the_bulk_copy_starts_with_every_vector_written_and_the_points_released(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

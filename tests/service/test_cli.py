@@ -100,6 +100,7 @@ def test_recipe_with_unknown_method_exits_non_zero_naming_the_methods(tmp_path: 
     assert "Valid methods: chunk, community, entity, ppr, text2cypher" in result.output
 
 
+@pytest.mark.needs_prefect
 def test_ingest_with_a_typo_fails_before_starting_prefect(tmp_path: Path, examples: Path) -> None:
     result = CliRunner().invoke(app, ["ingest", str(examples), "ingest.chunker.max_char=5"])
     assert result.exit_code == 2
@@ -127,6 +128,7 @@ def test_ingest_of_a_missing_folder_fails_before_starting_prefect(tmp_path: Path
     assert "Prefect is starting" not in result.output
 
 
+@pytest.mark.needs_prefect
 def test_an_llm_extractor_without_an_endpoint_fails_before_starting_prefect(examples: Path) -> None:
     result = CliRunner().invoke(app, ["ingest", str(examples), "ingest/extractor=llm"])
     assert result.exit_code == 2
@@ -145,6 +147,7 @@ def test_a_folder_outside_the_files_root_is_refused(
         assert "AGRAG_FILES_ROOT" in result.output and "Prefect is starting" not in result.output
 
 
+@pytest.mark.needs_prefect
 def test_delete_before_any_ingest_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGRAG_DATA_DIR", str(tmp_path / "empty"))
     result = CliRunner().invoke(app, ["delete", "d0123456789abcde"])

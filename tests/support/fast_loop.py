@@ -119,8 +119,20 @@ def _guard_models(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in MODEL_LOADERS:
         module = sys.modules.get(name)
         if module is not None and hasattr(module, "_load"):
-            monkeypatch.setattr(module, "_load", refuse)
+            monkeypatch.setattr(module, "_load", _unless_hashed(module._load, refuse))
     library = sys.modules.get("sentence_transformers")
     if library is not None:
         monkeypatch.setattr(library.SentenceTransformer, "__init__", refuse)
         monkeypatch.setattr(library.CrossEncoder, "__init__", refuse)
+
+
+def _unless_hashed(load: Any, refuse: Any) -> Any:
+    """``refuse`` in place of a model loader, except for the hashed backend, which loads no model (words are hashed)."""
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        backend = args[2] if len(args) > 2 else kwargs.get("backend")
+        if getattr(backend, "value", backend) == "hashed":
+            return load(*args, **kwargs)
+        return refuse()
+
+    return guarded

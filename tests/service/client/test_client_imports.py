@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 # What `agrag search/status/evidence/...` import when a server holds the data dir, and what `agrag mcp` imports
 # before it forwards (its options, its log lines, the forwarder).
 CLIENT_MODULES = (
@@ -23,6 +25,7 @@ CLIENT_MODULES = (
 HEAVY = ("haystack", "torch", "sentence_transformers", "prefect", "kuzu", "qdrant_edge", "openai", "igraph")
 
 
+@pytest.mark.needs_prefect
 def test_client_paths_import_no_model_library() -> None:
     script = (
         "import importlib, sys\n"

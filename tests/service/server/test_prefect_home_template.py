@@ -49,6 +49,7 @@ def migrated_stub(home: Path) -> None:
         connection.commit()
 
 
+@pytest.mark.needs_prefect
 def test_the_first_new_home_leaves_a_template_and_the_next_runs_flows_on_a_copy(tmp_path: Path) -> None:
     template = PrefectHomeTemplate(tmp_path / "cache")
     first = PrivatePrefectServer(tmp_path / "first", template=template)
@@ -90,6 +91,7 @@ def test_an_unwritable_cache_folder_leaves_no_template_and_no_error(tmp_path: Pa
     assert blocked.is_file() and not template.seed(tmp_path / "other")
 
 
+@pytest.mark.needs_prefect
 def test_a_used_home_never_becomes_the_template(tmp_path: Path) -> None:
     template = PrefectHomeTemplate(tmp_path / "cache")
     home = tmp_path / "used"
@@ -102,6 +104,7 @@ def test_a_used_home_never_becomes_the_template(tmp_path: Path) -> None:
     assert not template.path.exists(), "a database holding this data dir's runs is not copied into new homes"
 
 
+@pytest.mark.needs_prefect
 def test_a_server_started_early_is_stopped_when_the_command_fails_before_its_first_flow(tmp_path: Path) -> None:
     """`agrag ingest` starts the server before its slow imports and input checks: a typo found then stops it."""
     home = tmp_path / "home"
