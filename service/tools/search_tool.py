@@ -180,15 +180,18 @@ def _recipe(context: ToolContext, arguments: SearchInput) -> RecipeConfig:
 
 
 def _check_scopable(recipe: RecipeConfig) -> None:
-    """Refuse up front the parts that ``filter_support`` says cannot keep to a document filter.
+    """Refuse up front a recipe none of whose methods can keep to a document filter (thematic, text2cypher).
 
-    The engine would refuse them too (on the trace); a scoped caller hears it before anything runs.
+    A recipe with a method that keeps to documents runs: the engine skips each method or step that ``filter_support``
+    says cannot keep to the caller's documents (community_expand in graph_expand and hybrid_reranked), and the
+    trace names it and why. Refusing the whole recipe for one optional step would take graph_expand from every
+    scoped caller.
     """
     # a client of the API imports the tool definitions: they load without Haystack (and torch, a second)
     from agrag.pipelines.search_pipeline import recipe_parts  # noqa: PLC0415
 
     refused = [part for part in recipe_parts(recipe) if refused_filters(part, (SearchFilter.DOCUMENT_IDS,))]
-    if refused:
+    if {method.value for method in recipe.methods} <= set(refused):
         raise ScopedRecipeError(recipe.name, refused, honouring(SearchFilter.DOCUMENT_IDS))
 
 
@@ -256,7 +259,9 @@ SEARCH: Tool[SearchInput, SearchOutput] = Tool(
         "recipe object. Cost: one query embedding and the recipe's methods, usually tens of milliseconds on the "
         "embedded stores; a cross-encoder re-rank adds about a second on CPU, text2cypher one or two LLM calls. "
         "A token limited to documents may run every method and step that keeps to its documents (entity, chunk, "
-        "ppr, bfs and the re-rankers), not community, community_expand or text2cypher."
+        "ppr, bfs and the re-rankers): a recipe whose methods all read every document (thematic, text2cypher) is "
+        "refused; in another recipe a step that cannot keep to documents (community, community_expand) does not "
+        "run and the trace (trace: true) says so."
     ),
     input_model=SearchInput,
     output_type=SearchOutput,

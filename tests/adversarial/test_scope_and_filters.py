@@ -349,8 +349,8 @@ def test_defect_1_a_scoped_token_runs_what_honours_its_scope_and_is_refused_the_
             walked = team.post("/v1/search", json={"query": QUESTION, "recipe": "multi_hop"})
             walk = {"methods": ["entity"], "bfs": True, "limit": 40}
             graph_walk = team.post("/v1/search", json={"query": QUESTION, "recipe": walk, "trace": True})
-            refused = {r: team.post("/v1/search", json={"query": QUESTION, "recipe": r}) for r in ("graph_expand",
-                       "thematic", "text2cypher")}  # fmt: skip
+            refused = {r: team.post("/v1/search", json={"query": QUESTION, "recipe": r}) for r in ("thematic",
+                       "text2cypher")}  # fmt: skip
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60) as admin:
             filtered = admin.post(
                 "/v1/search",
@@ -367,10 +367,36 @@ def test_defect_1_a_scoped_token_runs_what_honours_its_scope_and_is_refused_the_
     assert violations(output.results(), SearchFilters(document_ids=scope), truth) == []
     messages = {recipe: response.json() for recipe, response in refused.items()}
     assert all(r.status_code == 403 for r in refused.values()), messages
-    assert "community_expand" in messages["graph_expand"]["message"]
-    assert "bfs" not in messages["graph_expand"]["message"].split("uses")[1].split("which")[0]
     assert "community" in messages["thematic"]["message"] and "text2cypher" in messages["text2cypher"]["message"]
     assert filtered.status_code == 400 and "FilterNotHonouredError" in filtered.json()["message"], filtered.text
+
+
+@pytest.mark.parametrize("recipe", ["graph_expand", "hybrid_reranked"])
+def test_r3_defect_9_a_scoped_token_runs_a_recipe_without_the_step_it_cannot_limit(
+    runtime: Runtime, scope: tuple[str, ...], recipe: str
+) -> None:
+    """Issue 43, defect 9: graph_expand and hybrid_reranked were refused outright (403) for a token scoped to
+    documents, where the README said only the community step is skipped. They now run without community_expand,
+    within the scope, and the trace says why the step did not run. Failed before the fix with 403 ScopedRecipeError."""
+    access = AccessPolicy([ApiToken("team", TEAM, scope)], OWNER)
+    truth = Truth(runtime.store.graph)
+    with uvicorn_in_thread(create_app(runtime, access)) as url:
+        import httpx
+
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TEAM}"}, timeout=60) as team:
+            response = team.post("/v1/search", json={"query": QUESTION, "recipe": recipe, "trace": True})
+    assert response.status_code == 200, response.text
+    from agrag.service.tools.search_tool import SearchOutput
+
+    output = SearchOutput.model_validate(response.json())
+    assert output.hits and output.trace is not None
+    assert violations(output.results(), SearchFilters(document_ids=scope), truth) == []
+    assert all(hit.kind != "community" for hit in output.hits)
+    (expand,) = [step for step in output.trace.steps if step.method == "community_expand"]
+    assert not expand.ok and expand.count == 0
+    assert "community_expand cannot keep to the document_ids filter" in expand.error
+    ran = [step for step in output.trace.steps if step.method != "community_expand"]
+    assert ran and all(step.ok for step in ran), output.trace.steps
 
 
 ROS_A = (

@@ -221,10 +221,10 @@ def test_a_scoped_token_gets_403_on_admin_routes_and_refused_recipes(served: Ser
             team.post("/v1/ingestions", json={"folder": "."}),
             team.post(f"/v1/documents/{SCOPE[0]}/delete", json={}),
         ]
-        recipe = team.post("/v1/search", json={"query": "x", "recipe": "graph_expand"})
+        recipe = team.post("/v1/search", json={"query": "x", "recipe": "thematic"})
     for response in responses:
         assert "limited to some documents" in error_of(response, 403, "ForbiddenError")
-    assert "uses community_expand, which" in error_of(recipe, 403, "ScopedRecipeError")
+    assert "uses community, which" in error_of(recipe, 403, "ScopedRecipeError")
 
 
 def test_the_merge_log_routes(served: Served) -> None:

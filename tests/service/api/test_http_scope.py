@@ -82,10 +82,11 @@ class Hidden:
 def attack_search(leaks: HttpLeaks, hidden: Hidden) -> None:
     for sentence in hidden.sentences[:12]:
         echoed = (sentence,)  # the output names the query it answered
-        for recipe in ("entity", "chunk", "hybrid", {"methods": ["entity", "chunk"], "limit": 50}):
+        runs = ("entity", "chunk", "hybrid", "graph_expand", {"methods": ["entity", "chunk"], "limit": 50})
+        for recipe in runs:
             leaks.call("search", "POST", "/v1/search", {"query": sentence, "recipe": recipe, "trace": True}, echoed)
-        for recipe in ("multi_hop", "thematic", "graph_expand", "text2cypher", "hybrid_reranked"):
-            leaks.call("refused search", "POST", "/v1/search", {"query": sentence, "recipe": recipe}, echoed)
+        for recipe in ("multi_hop", "thematic", "text2cypher", "hybrid_reranked"):
+            leaks.call("other recipes", "POST", "/v1/search", {"query": sentence, "recipe": recipe}, echoed)
         to_hidden = {"query": sentence, "filters": {"document_ids": hidden.documents}}
         leaks.call("search filtered to hidden documents", "POST", "/v1/search", to_hidden, (*echoed, *hidden.documents))
         by_property = {
@@ -160,7 +161,8 @@ def test_a_scoped_token_learns_nothing_of_other_documents_through_any_route(
             attack_session(leaks, f"/v1/sessions/{session['id']}", hidden)
 
     assert counter.attempts > 300, counter.attempts
-    assert leaks.statuses.get(200, 0) > 250 and leaks.statuses.get(403, 0) > 50
+    # 403: thematic and text2cypher for each of 12 sentences, and the admin routes
+    assert leaks.statuses.get(200, 0) > 250 and leaks.statuses.get(403, 0) > 20
     assert counter.leaks == [], f"{len(counter.leaks)} leaks in {counter.attempts} attempts: {counter.leaks[:5]}"
 
 

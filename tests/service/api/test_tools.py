@@ -129,13 +129,16 @@ def test_status_counts_the_graph_and_names_its_ontology(served_runtime: Runtime)
 
 def test_a_scoped_search_refuses_what_it_cannot_limit_and_blanks_entity_descriptions(served_runtime: Runtime) -> None:
     context = ToolContext(ToolHost(served_runtime), EvidenceScope(SCOPE))
-    refusals = (("text2cypher", "text2cypher"), ("thematic", "community"), ("graph_expand", "community_expand"))
-    for recipe, refused in refusals:
+    for recipe, refused in (("text2cypher", "text2cypher"), ("thematic", "community")):
         with pytest.raises(ScopedRecipeError, match=refused):
             TOOLS["search"].run(context, {"query": "robots", "recipe": recipe})
     inline = {"methods": ["entity", "chunk"], "community_expand": True}
-    with pytest.raises(ScopedRecipeError, match="community_expand"):
-        TOOLS["search"].run(context, {"query": "robots", "recipe": inline})
+    for recipe in ("graph_expand", inline):  # the step that reads every document is skipped, the rest runs
+        output = TOOLS["search"].run(context, {"query": "robots", "recipe": recipe, "trace": True})
+        assert output.trace is not None and output.hits
+        (expand,) = [step for step in output.trace.steps if step.method == "community_expand"]
+        assert not expand.ok and "FilterNotHonouredError: community_expand" in str(expand.error)
+        assert all(hit.kind != "community" for hit in output.hits)
     output = TOOLS["search"].run(context, {"query": "Who owns the Atlas Controller?", "recipe": "entity"})
     assert output.hits and all(hit.kind == "entity" and hit.item.description == "" for hit in output.hits)
     # Nothing is readable outside the scope: no result, never an unfiltered search.
