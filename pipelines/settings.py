@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agrag.components import defaults
 from agrag.components.errors import ConfigError
 from agrag.components.loaders.files_root import check_files_root
+
+# A host as a Host header or an origin names it: a bracketed IPv6 address, or a DNS name or IPv4 address (lower case).
+HOST_NAME = r"(?:\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
+_HOST_ENTRY = re.compile(rf"{HOST_NAME}(?::[0-9]{{1,5}})?")
+_ORIGIN_ENTRY = re.compile(rf"https?://{HOST_NAME}(?::[0-9]{{1,5}})?")
 
 
 class AgragSettings(BaseSettings):
@@ -125,6 +132,54 @@ class AgragSettings(BaseSettings):
         description="MCP tool replies longer than this (as JSON characters) are shortened, longest lists first, and "
         "marked truncated (`agrag serve`'s /mcp, `agrag mcp`'s default).",
     )
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="`agrag serve`: more names clients may reach the server by, comma-separated, each `name` (any "
+        "port) or `name:port` (e.g. `agrag.example.com,10.0.0.5:8765`). A request whose Host header names none of "
+        "them nor a name derived from --host gets 421 (DNS rebinding). Default: none; the derived names always "
+        "stay: 127.0.0.1, localhost and [::1] with the server's port on a loopback or all-interfaces (0.0.0.0, ::) "
+        "address, plus the machine's host name and the address a request arrives at on all interfaces; the --host "
+        "name or address otherwise.",
+    )
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="`agrag serve`: browser origins of other sites whose pages may call the server, comma-separated "
+        "(e.g. `https://tools.example.com`). Default: none; a page of the server itself (http or https on an "
+        "allowed host and port) always may, and a request without an Origin header (curl, the agrag CLI, MCP "
+        "clients) is judged by its Host alone. Any other Origin gets 403.",
+    )
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        """``a, b`` from the environment as ``("a", "b")``, lower case; a list or tuple passes as it is."""
+        if isinstance(value, str):
+            return tuple(part.strip().lower() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_entries(cls, entries: tuple[str, ...]) -> tuple[str, ...]:
+        """Each entry is ``name`` or ``name:port``, as a Host header writes it."""
+        for entry in entries:
+            if not _HOST_ENTRY.fullmatch(entry.lower()):
+                raise ValueError(
+                    f"{entry!r} is not a host name: write `name` or `name:port` (an IPv6 address in brackets, "
+                    "`[::1]:8765`), comma-separated"
+                )
+        return tuple(entry.lower() for entry in entries)
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origin_entries(cls, entries: tuple[str, ...]) -> tuple[str, ...]:
+        """Each entry is ``http://name[:port]`` or ``https://name[:port]``, as a browser's Origin header writes it."""
+        for entry in entries:
+            if not _ORIGIN_ENTRY.fullmatch(entry.lower()):
+                raise ValueError(
+                    f"{entry!r} is not an origin: write `https://name` or `http://name:port`, with no path, "
+                    "comma-separated"
+                )
+        return tuple(entry.lower() for entry in entries)
 
     @field_validator("files_root")
     @classmethod

@@ -5,12 +5,16 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agrag.service.cli_support import Overrides, console, errors, fail
 from agrag.service.runtime_env import log_served_runs_at_info
+
+if TYPE_CHECKING:
+    from agrag.pipelines.settings import AgragSettings
+    from agrag.service.api.allowed_hosts import BindAddress
 
 
 def serve_ingest(
@@ -75,6 +79,23 @@ def _refuse_a_served_data_dir(data_dir: Path) -> None:
             "serves the agrag-ingest deployment (start runs from the Prefect UI as usual), and `agrag ingest FOLDER` "
             "sends the run to it. Stop it to use `agrag serve-ingest` on this data dir."
         )
+
+
+def _host_lines(bind: BindAddress, settings: AgragSettings) -> list[str]:
+    """What a server other machines reach (or one with allowed hosts or origins set) says about its Host check."""
+    from agrag.service.api.access import is_loopback
+    from agrag.service.api.allowed_hosts import AllowedHosts
+
+    if is_loopback(bind.host) and not settings.allowed_hosts and not settings.allowed_origins:
+        return []
+    allowed = AllowedHosts.for_bind(bind, settings)
+    lines = [
+        f"Requests must name this server in their Host header as {allowed.describe()}; any other name gets 421 "
+        "(against DNS rebinding). Set AGRAG_ALLOWED_HOSTS (comma-separated) to the names clients use, if others."
+    ]
+    if settings.allowed_origins:
+        lines.append(f"Web pages of {', '.join(settings.allowed_origins)} may call it too (AGRAG_ALLOWED_ORIGINS).")
+    return lines
 
 
 def serve(
@@ -146,9 +167,13 @@ def serve(
         errors.print(f"Error: {exc.strerror or exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None
 
+    lines = _host_lines(bound.address, settings.agrag)
+
     def started(url: str) -> None:
         console.print(
-            f"agrag serves {runtime.data_dir} at {url} (OpenAPI page: {url}/docs); Ctrl+C stops it.",
+            "\n".join(
+                [f"agrag serves {runtime.data_dir} at {url} (OpenAPI page: {url}/docs); Ctrl+C stops it.", *lines]
+            ),
             markup=False,
             highlight=False,
             soft_wrap=True,

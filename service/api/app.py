@@ -23,11 +23,12 @@ from starlette.routing import Route
 from agrag.pipelines.runtime import Runtime
 from agrag.service.api.access import AccessPolicy
 from agrag.service.api.admin_routes import admin_routes
+from agrag.service.api.allowed_hosts import AllowedHosts, BindAddress
 from agrag.service.api.ask_routes import ask_routes
 from agrag.service.api.dependencies import ApiState, RunQueue
 from agrag.service.api.errors import ErrorBody, NotReadyError, error_response, install_error_handlers
 from agrag.service.api.finalize_routes import finalize_routes
-from agrag.service.api.middleware import AccessLog, BodyLimit
+from agrag.service.api.middleware import AccessLog, BodyLimit, HostGuard
 from agrag.service.api.ontology_routes import ontology_routes
 from agrag.service.api.reextract_routes import reextract_routes
 from agrag.service.api.sessions import SessionStore
@@ -71,6 +72,7 @@ def create_app(
     started: float | None = None,
     remote: bool = False,
     mcp_writes: bool = False,
+    bind: BindAddress | None = None,
 ) -> FastAPI:
     """The HTTP API over ``runtime``, for the callers ``access`` admits.
 
@@ -84,6 +86,9 @@ def create_app(
         started: ``time.perf_counter()`` when the serving command started, for the "Ready" log line's time.
         remote: Other machines reach this server (a non-loopback host): ingestion then needs ``AGRAG_FILES_ROOT``.
         mcp_writes: Offer the write tools (ingest, delete_document) at /mcp too, to unscoped tokens; needs ``queue``.
+        bind: Where the server listens (``--host`` and the port): every request must name it in its Host header,
+            or a name of ``AGRAG_ALLOWED_HOSTS`` (``AllowedHosts``). Without it: loopback names on the port the
+            request came in on.
 
     Usage:
         ```python
@@ -100,7 +105,7 @@ def create_app(
         queue=queue,
         remote=remote,
     )
-    mcp = McpHttpEndpoint(state.host, access, loopback=not remote, queue=queue if mcp_writes else None)
+    mcp = McpHttpEndpoint(state.host, access, queue=queue if mcp_writes else None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -120,8 +125,11 @@ def create_app(
     )
     app.state.agrag = state
     install_error_handlers(app)
+    # Added innermost first. The Host and Origin check wraps every route, so it is the one rule for all of them
+    # (the API, the OpenAPI pages, health, /mcp); the access log, outermost, has a line for its refusals too.
+    app.add_middleware(BodyLimit)  # a body too large is refused before any route reads it
+    app.add_middleware(HostGuard, allowed=AllowedHosts.for_bind(bind, settings))
     app.add_middleware(AccessLog)
-    app.add_middleware(BodyLimit)  # outermost: a body too large is refused before anything reads it
     app.include_router(tool_routes())
     app.include_router(admin_routes())
     app.include_router(reextract_routes())

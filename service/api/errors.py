@@ -41,6 +41,14 @@ class ForbiddenError(AgragError):
     """The token is valid but may not do this (a token limited to documents asking for an admin route)."""
 
 
+class HostNotAllowedError(AgragError):
+    """A request whose Host header names another server (DNS rebinding), or no server at all: 421."""
+
+
+class OriginNotAllowedError(ForbiddenError):
+    """A request from a web page of another site (its Origin header is not this server's nor an allowed one): 403."""
+
+
 class NotReadyError(AgragError):
     """The server is up but cannot answer yet (the model is loading) or any more (it is shutting down)."""
 
@@ -63,6 +71,7 @@ class ErrorBody(BaseModel):
 
 # The first class an error is an instance of decides its status (subclasses before their parents).
 _STATUS: tuple[tuple[type[BaseException], int], ...] = (
+    (HostNotAllowedError, 421),
     (AuthenticationError, 401),
     (ForbiddenError, 403),
     (ScopedRecipeError, 403),
@@ -85,9 +94,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     for code, text in (
         (400, "Bad input or configuration"),
         (401, "Missing or wrong token"),
-        (403, "The token may not do this"),
+        (403, "The token may not do this, or the request came from a web page of another site"),
         (404, "Unknown session, run, document or merge"),
         (409, "Conflict with the server's state"),
+        (421, "The Host header does not name this server (DNS rebinding)"),
         (503, "Not ready"),
     )
 }

@@ -1,4 +1,4 @@
-"""The API's ASGI middleware: one log line per request, and a bound on the size of a request body."""
+"""The API's ASGI middleware: one log line per request, the Host and Origin check, a bound on a request body."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ import time
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agrag.components.safe_text import printable
+from agrag.service.api.allowed_hosts import AllowedHosts
 from agrag.service.api.errors import PayloadTooLargeError, error_response
 
 access_log = logging.getLogger("agrag.service.api.requests")
+logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024  # the largest input (an answer of 100,000 characters, 1,000 ids) fits many times
 
@@ -44,6 +47,39 @@ class AccessLog:
             caller = scope.get("state", {}).get("caller", "-")
             elapsed = (time.perf_counter() - started) * 1000
             access_log.info("%s %s %d %.0fms %s", scope["method"], scope["path"], status, elapsed, caller)
+
+
+class HostGuard:
+    """Answer a request whose Host does not name this server with 421, one from another site's page with 403.
+
+    It wraps the whole app, so every route (the API, the OpenAPI pages, health, /mcp, and any page added later) is
+    checked before it runs; the rule is ``AllowedHosts``. A WebSocket handshake is closed the same way.
+    """
+
+    def __init__(self, app: ASGIApp, allowed: AllowedHosts) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass an allowed request on; answer any other with the typed error."""
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = scope.get("headers", ())
+        hosts = [value for name, value in headers if name == b"host"]
+        origins = [value for name, value in headers if name == b"origin"]
+        server = scope.get("server")
+        local = (str(server[0]), int(server[1])) if server and server[1] is not None else None
+        refusal = self.allowed.refusal(hosts, origins, local)
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        path = printable(str(scope.get("path", "")), multiline=False)
+        logger.warning("Refused %s %s: %s", scope.get("method", "WEBSOCKET"), path, refusal)
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})  # policy violation; the server answers 403
+            return
+        await error_response(refusal)(scope, receive, send)
 
 
 class BodyLimit:

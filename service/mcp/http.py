@@ -1,9 +1,10 @@
 """The MCP endpoint of ``agrag serve``: streamable HTTP at ``/mcp``, with the API's tokens, scopes and stores.
 
 Every request is authenticated first (``Authorization: Bearer <token>``, compared in constant time by the API's
-``AccessPolicy``; 401 otherwise). A server on a loopback address also refuses requests whose ``Host`` or ``Origin``
-names another host (DNS rebinding), through the SDK's transport security. Each MCP session (``Mcp-Session-Id``) is
-one connection with its own evidence session, usable only with the token that opened it.
+``AccessPolicy``; 401 otherwise). ``Host`` and ``Origin`` were checked before that, by the app's ``HostGuard`` that
+wraps every route (DNS rebinding), so the SDK's own check of them is off: one rule for the API and MCP. Each MCP
+session (``Mcp-Session-Id``) is one connection with its own evidence session, usable only with the token that
+opened it.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from agrag.service.tools.write_tools import WriteHost
 
 CALLER_KEY = "agrag.caller"
 MAX_CONNECTIONS = 1000
-LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
-LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+# Host and Origin are the app's HostGuard's; the SDK still checks a POST's Content-Type.
+SDK_SECURITY = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 class McpHttpEndpoint:
@@ -35,7 +36,7 @@ class McpHttpEndpoint:
 
     Usage:
         ```python
-        endpoint = McpHttpEndpoint(host, access, McpOptions(), loopback=True)
+        endpoint = McpHttpEndpoint(host, access, McpOptions())
         app.router.routes.append(Route(MCP_PATH, endpoint=endpoint))
         async with endpoint.running():
             ...  # serve
@@ -48,10 +49,9 @@ class McpHttpEndpoint:
         access: AccessPolicy,
         options: McpOptions | None = None,
         *,
-        loopback: bool = True,
         queue: RunQueue | None = None,
     ) -> None:
-        """Serve ``host``'s tools to the callers ``access`` admits; a ``loopback`` server checks Host and Origin.
+        """Serve ``host``'s tools to the callers ``access`` admits (Host and Origin are checked before, by the app).
 
         Without ``options``, the ledger capacity and result limit are the settings' (``AGRAG_MCP_*``).
 
@@ -64,16 +64,9 @@ class McpHttpEndpoint:
             host = WriteHost(host.runtime, queue)
             options = replace(options, allow_write=True)
         self.mcp = AgragMcpServer(host, _caller_of, options, secrets=access.secrets())
-        security = (
-            TransportSecuritySettings(
-                enable_dns_rebinding_protection=True, allowed_hosts=LOOPBACK_HOSTS, allowed_origins=LOOPBACK_ORIGINS
-            )
-            if loopback
-            else None
-        )
         self.manager = StreamableHTTPSessionManager(
             app=self.mcp.server,
-            security_settings=security,
+            security_settings=SDK_SECURITY,
             session_idle_timeout=settings.session_idle_minutes * 60,
             max_sessions=MAX_CONNECTIONS,
         )

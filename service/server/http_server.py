@@ -22,6 +22,7 @@ import uvicorn
 
 from agrag.pipelines.runtime import Runtime, serving
 from agrag.service.api.access import AccessPolicy, is_loopback
+from agrag.service.api.allowed_hosts import BindAddress
 from agrag.service.api.app import create_app
 from agrag.service.api.dependencies import RunQueue
 from agrag.service.server.ingestion_queue import IngestionQueue
@@ -48,10 +49,16 @@ class ServedQueue(RunQueue, Protocol):
 
 @dataclass(frozen=True)
 class Bound:
-    """A listening socket and the URL a client on this machine reaches it at."""
+    """A listening socket, the URL a client on this machine reaches it at, and ``--host`` as given."""
 
     sock: socket.socket
     url: str
+    host: str
+
+    @property
+    def address(self) -> BindAddress:
+        """Where it listens, as the Host check derives the server's names from it: ``--host`` and the port."""
+        return BindAddress(self.host, int(self.sock.getsockname()[1]))
 
 
 def bind(host: str, port: int) -> Bound:
@@ -73,7 +80,7 @@ def bind(host: str, port: int) -> Bound:
     bound_host, bound_port = sock.getsockname()[:2]
     reach = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(bound_host, bound_host)
     shown = f"[{reach}]" if ":" in reach else reach
-    return Bound(sock, f"http://{shown}:{bound_port}")
+    return Bound(sock, f"http://{shown}:{bound_port}", host)
 
 
 def serve(
@@ -102,7 +109,9 @@ def serve(
         started: ``time.perf_counter()`` when the command started, for the "Ready" log line.
     """
     remote = not is_loopback(bound.sock.getsockname()[0])
-    app = create_app(runtime, access, queue=queue, remote=remote, mcp_writes=mcp_writes, started=started)
+    app = create_app(
+        runtime, access, queue=queue, remote=remote, mcp_writes=mcp_writes, started=started, bind=bound.address
+    )
     config = uvicorn.Config(
         app,
         log_config=None,  # agrag's logging: one access line per request, without tokens (see AccessLog)
