@@ -5,15 +5,20 @@ Every request is authenticated first (``Authorization: Bearer <token>``, compare
 wraps every route (DNS rebinding), so the SDK's own check of them is off: one rule for the API and MCP. Each MCP
 session (``Mcp-Session-Id``) is one connection with its own evidence session, usable only with the token that
 opened it.
+
+A client that ends its session normally closes the SDK's event stream under its writer, which the SDK logs as an
+error with a traceback; ``QuietNormalDisconnect`` turns that one case into a debug line.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
+import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
@@ -25,10 +30,40 @@ from agrag.service.mcp.server import AgragMcpServer, McpOptions
 from agrag.service.tools.tool import ToolHost
 from agrag.service.tools.write_tools import WriteHost
 
+logger = logging.getLogger(__name__)
+
 CALLER_KEY = "agrag.caller"
 MAX_CONNECTIONS = 1000
+SDK_TRANSPORT_LOGGER = "mcp.server.streamable_http"
 # Host and Origin are the app's HostGuard's; the SDK still checks a POST's Content-Type.
 SDK_SECURITY = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
+class QuietNormalDisconnect(logging.Filter):
+    """Drop the SDK's "Error in standalone SSE writer" when the stream was closed: a client that ended its session.
+
+    The SDK closes the event stream's reader when a session ends (the client's DELETE, or the server stopping) while
+    the writer still reads it, which raises ``ClosedResourceError`` (``BrokenResourceError`` if the client went first)
+    and logs a traceback. Its per-request writer treats the same close as a debug line; so does this. Any other error
+    of that writer, and every other record, passes unchanged.
+    """
+
+    MESSAGE = "Error in standalone SSE writer"
+    CLOSED = (anyio.ClosedResourceError, anyio.BrokenResourceError)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False (drop, after a debug line) for the normal close; True for everything else."""
+        if record.msg == self.MESSAGE and record.exc_info and isinstance(record.exc_info[1], self.CLOSED):
+            logger.debug("An MCP client's event stream closed (%s)", type(record.exc_info[1]).__name__)
+            return False
+        return True
+
+
+def quiet_normal_disconnects() -> None:
+    """Put ``QuietNormalDisconnect`` on the SDK's transport logger, once."""
+    sdk = logging.getLogger(SDK_TRANSPORT_LOGGER)
+    if not any(isinstance(f, QuietNormalDisconnect) for f in sdk.filters):
+        sdk.addFilter(QuietNormalDisconnect())
 
 
 class McpHttpEndpoint:
@@ -64,6 +99,7 @@ class McpHttpEndpoint:
             host = WriteHost(host.runtime, queue)
             options = replace(options, allow_write=True)
         self.mcp = AgragMcpServer(host, _caller_of, options, secrets=access.secrets())
+        quiet_normal_disconnects()
         self.manager = StreamableHTTPSessionManager(
             app=self.mcp.server,
             security_settings=SDK_SECURITY,

@@ -1,4 +1,4 @@
-"""DNS rebinding, from the hostile probe of issue 43 (defect 3).
+"""DNS rebinding and the MCP disconnect log, from the hostile probe of issue 43 (defect 3, one item of defect 9).
 
 Every route of ``agrag serve`` (the API, /docs, /redoc, /openapi.json, /healthz, /readyz, /mcp and any page added
 later) answers a request whose ``Host`` does not name the server with a typed 421, and one whose browser ``Origin``
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -241,6 +242,32 @@ def test_r3_defect_3_first_party_clients_still_work(served: Served) -> None:
             return len((await session.list_tools()).tools)
 
     assert asyncio.run(tools()) > 5
+
+
+def test_r3_defect_9_a_normal_mcp_disconnect_logs_no_error(served: Served, caplog: pytest.LogCaptureFixture) -> None:
+    async def connect_and_leave() -> None:
+        async with (
+            httpx.AsyncClient(timeout=60) as http,
+            streamable_http_client(f"{served.url}/mcp", http_client=http) as (read, write, _),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            await asyncio.sleep(0.3)  # the client's event stream (GET /mcp) is open now
+
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(3):
+            asyncio.run(connect_and_leave())
+        time.sleep(0.5)  # the server ends the session's streams after the client's DELETE
+        loud = [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+        assert not loud, [f"{r.name}: {r.getMessage()}" for r in loud]
+        # A real failure of the SDK's writer is still an error with its traceback.
+        try:
+            raise RuntimeError("a real failure")
+        except RuntimeError:
+            logging.getLogger("mcp.server.streamable_http").exception("Error in standalone SSE writer")
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.exc_info]
+    assert [r.getMessage() for r in errors] == ["Error in standalone SSE writer"]
 
 
 def test_r3_defect_3_allowed_hosts_and_origins_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
