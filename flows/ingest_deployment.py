@@ -34,7 +34,9 @@ Parameters:
 - folder: the folder to ingest (.txt, .md, .rst, .html, .pdf, .csv) on the machine that serves this deployment; a
   relative path is read from the folder the serving process was started in, or from AGRAG_FILES_ROOT when that is
   set (and then the folder must lie inside it).
-- overrides: Hydra overrides as a list, for example ["ingest/extractor=llm", "ingest.max_llm_calls=5000"].
+- overrides: Hydra overrides as a list, for example ["ingest/extractor=llm", "ingest.max_llm_calls=5000"]: plain
+  KEY=VALUE of the ingestion's settings (chunker, extractor, ontology, resolution, communities, plans and limits),
+  never a ${...} interpolation; a file (ingest.extractor.path) only as an absolute path inside AGRAG_FILES_ROOT.
 - data_dir: where the stores are written. A run of `agrag serve` writes only the data dir that server holds (the
   default); leave it as it is.
 - files: (optional) only these files of the folder, as paths relative to it, e.g. ["q3/report.md"]; empty: the whole

@@ -13,9 +13,11 @@ from pathlib import Path
 
 from agrag.components.data_models.ingestion_run import RunSource
 from agrag.components.errors import ConfigError
+from agrag.components.errors_overrides import RequestOverrideError
 from agrag.components.loaders.files_root import TEXTS_FOLDER, resolve_ingest_folder
 from agrag.flows.run_context import current_run
-from agrag.pipelines.runtime import compose_config
+from agrag.pipelines.request_overrides import request_config
+from agrag.pipelines.runtime import compose_config, served_runtime
 from agrag.pipelines.settings import Settings, load_settings
 
 
@@ -92,14 +94,38 @@ def check_data_dir_path(data_dir: Path, setting: str = "AGRAG_DATA_DIR") -> None
 def check_overrides(overrides: Sequence[str], settings: Settings, source: RunSource) -> None:
     """Refuse overrides that do not compose, before the data dir is opened.
 
+    Overrides of the Prefect form or of an HTTP request are a request's: only allow-listed settings with plain
+    values (``agrag.pipelines.request_overrides``); ``agrag ingest`` run in-process keeps all of Hydra.
+
     Raises:
+        RequestOverrideError: an override a request may not give; the message names the field it came in.
         ConfigError: a bad override; from the Prefect form or an HTTP request the message names that field.
     """
     try:
-        compose_config(overrides, settings)
+        if source == RunSource.CLI:
+            compose_config(overrides, settings)
+        else:
+            _request_config(overrides, settings)
+    except RequestOverrideError as exc:
+        where = "the form's field `overrides`" if source == RunSource.PREFECT else "`overrides` in the request"
+        raise RequestOverrideError(exc.override, exc.why, where) from exc
     except ConfigError as exc:
         if source == RunSource.PREFECT:
             raise ConfigError(f"The form's field `overrides` holds an override agrag cannot use: {exc}") from exc
         if source == RunSource.HTTP:
             raise ConfigError(f"`overrides` in the request holds an override agrag cannot use: {exc}") from exc
         raise
+
+
+def _request_config(overrides: Sequence[str], settings: Settings) -> None:
+    """Compose a request's overrides as the runtime that will run them does (the server's, when one serves)."""
+    served = served_runtime(settings.agrag.data_dir)
+    if served is not None:
+        served.request_config(overrides)
+        return
+    request_config(
+        overrides,
+        lambda asked: compose_config(asked, settings),
+        lambda: compose_config((), settings),
+        settings.agrag.files_root,
+    )

@@ -13,11 +13,15 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; only its error class is used
 from hydra import compose, initialize_config_dir
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import OverrideType
 from hydra.errors import HydraException
 from omegaconf import OmegaConf, open_dict
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
@@ -36,6 +40,65 @@ _COMPOSE_LOCK = threading.Lock()
 _COMPOSED: OrderedDict[tuple[tuple[str, ...], bytes], dict[str, Any]] = OrderedDict()
 _COMPOSED_MAX = 128
 _RESOLVER = re.compile(rb"\$\{[^}]*:")
+
+
+class OverrideKind(StrEnum):
+    """What an override does to its key: change it, add it (``+``), add or change it (``++``), delete it (``~``)."""
+
+    CHANGE = "change"
+    ADD = "add"
+    FORCE_ADD = "force_add"
+    DELETE = "delete"
+
+
+_KINDS = {
+    OverrideType.CHANGE: OverrideKind.CHANGE,
+    OverrideType.ADD: OverrideKind.ADD,
+    OverrideType.FORCE_ADD: OverrideKind.FORCE_ADD,
+    OverrideType.DEL: OverrideKind.DELETE,
+}
+
+
+@dataclass(frozen=True)
+class ParsedOverride:
+    """One override as Hydra's own grammar reads it, before anything is composed or resolved.
+
+    Attributes:
+        text: The override as given.
+        kind: What it does to its key.
+        key: The dotted key or the config group (``recipe.limit``, ``ingest/chunker``), without prefix or package.
+        package: The ``@package`` it names, if any.
+        sweep: True for a sweep (``a,b``, ``choice()``, ``range()``, ``interval()``, ``glob()``).
+        value: The value with Hydra's quotes and escapes undone, as OmegaConf would receive it (a string that
+            holds ``${`` is an interpolation OmegaConf would resolve).
+    """
+
+    text: str
+    kind: OverrideKind
+    key: str
+    package: str | None
+    sweep: bool
+    value: Any
+
+
+def parse_override(text: str) -> ParsedOverride:
+    """Read one override with Hydra's override grammar, composing and resolving nothing.
+
+    Hydra evaluates the grammar's own functions (``int()``, ``choice()``...) while parsing; none reads a file or
+    the environment.
+
+    Raises:
+        ConfigError: the text is not an override Hydra can read (the message is Hydra's, on one line).
+    """
+    try:
+        parsed = OverridesParser.create().parse_override(text)
+        value = parsed.value()
+    except HydraException as exc:
+        problem = " ".join(str(exc).split())
+        raise ConfigError(f"{text!r} is not an override agrag can read ({problem}). Write KEY=VALUE.") from exc
+    return ParsedOverride(
+        text, _KINDS[parsed.type], parsed.key_or_group, parsed.package, parsed.is_sweep_override(), value
+    )
 
 
 def packaged_conf_dir() -> Path:

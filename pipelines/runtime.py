@@ -29,6 +29,7 @@ from agrag.pipelines.config_models import AgragConfig
 from agrag.pipelines.embedder_factory import embedder_for
 from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.pipelines.ingest_components import llm_client
+from agrag.pipelines.request_overrides import request_config
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.search_pipeline import build_search_pipeline
 from agrag.pipelines.settings import AgragSettings, Settings, load_settings
@@ -58,7 +59,8 @@ class Runtime:
     """The open data dir and everything built for it: config, settings, embedder, LLM client, stores, engine.
 
     Built once per process by ``open_runtime``; a request that brings its own overrides gets its configuration from
-    ``config_for``, which refuses overrides that would need other stores or another embedding model.
+    ``request_config``, which takes only allow-listed settings, and a local command from ``config_for``, which refuses
+    overrides that would need other stores or another embedding model.
 
     Usage:
         ```python
@@ -111,6 +113,25 @@ class Runtime:
                     "or stop the process that holds the data dir and open it again with them."
                 )
         return config
+
+    def request_config(self, overrides: Sequence[str] = ()) -> AgragConfig:
+        """The configuration of a request's overrides (HTTP, MCP, the Prefect form, the agent's tool calls).
+
+        Only what ``agrag.pipelines.request_overrides`` allows: plain values of allow-listed settings, never an
+        interpolation or resolver, paths only inside ``AGRAG_FILES_ROOT``.
+
+        Raises:
+            RequestOverrideError: an override a request may not give; the message names it and what is allowed.
+            ConfigError: an allowed override that does not compose.
+        """
+        if not overrides:
+            return self.config
+        return request_config(
+            overrides,
+            lambda asked: compose_config([*self.overrides, *asked], self.settings),
+            lambda: self.config,
+            self.settings.agrag.files_root,
+        )
 
     def require_document(self, document_id: str) -> None:
         """Raise ``DocumentNotFoundError`` unless a stored document has this id (before a delete is queued or run)."""

@@ -57,10 +57,15 @@ class ToolHost:
         return self._last_ingestion()
 
     def config(self, overrides: Sequence[str]) -> AgragConfig:
-        """The runtime's configuration with ``overrides`` (e.g. ``recipe=multi_hop``), composed once per overrides.
+        """The runtime's configuration with a request's ``overrides`` (e.g. ``recipe=multi_hop``), composed once each.
+
+        The overrides come from a caller (HTTP, MCP, the agent's model), so only allow-listed settings with plain
+        values are taken (``Runtime.request_config``).
 
         Raises:
-            ConfigError: a bad override, or one that changes what the stores were opened with.
+            RequestOverrideError: an override a request may not give (a resolver, a path outside the files root, a
+                setting outside the allow-list).
+            ConfigError: a bad override.
         """
         key = tuple(overrides)
         if not key:
@@ -69,7 +74,7 @@ class ToolHost:
             if key in self._configs:
                 self._configs.move_to_end(key)
                 return self._configs[key]
-            config = self.runtime.config_for(key)
+            config = self.runtime.request_config(key)
             self._configs[key] = config
             if len(self._configs) > CONFIG_CACHE_SIZE:
                 self._configs.popitem(last=False)
