@@ -31,6 +31,7 @@ from agrag.service.api.finalize_routes import finalize_routes
 from agrag.service.api.middleware import AccessLog, BodyLimit, HostGuard
 from agrag.service.api.ontology_routes import ontology_routes
 from agrag.service.api.reextract_routes import reextract_routes
+from agrag.service.api.secret_mask import SecretMask, settings_secrets
 from agrag.service.api.sessions import SessionStore
 from agrag.service.api.text_routes import text_routes
 from agrag.service.api.tool_routes import tool_routes
@@ -104,6 +105,7 @@ def create_app(
         or SessionStore(runtime.evidence_session, settings.session_idle_minutes, settings.sessions_per_token),
         queue=queue,
         remote=remote,
+        mask=SecretMask([*access.secrets(), *settings_secrets(settings)]),
     )
     mcp = McpHttpEndpoint(state.host, access, queue=queue if mcp_writes else None)
 
@@ -124,7 +126,7 @@ def create_app(
         swagger_ui_parameters={"defaultModelsExpandDepth": 0, "docExpansion": "list"},
     )
     app.state.agrag = state
-    install_error_handlers(app)
+    install_error_handlers(app, state.mask)
     # Added innermost first. The Host and Origin check wraps every route, so it is the one rule for all of them
     # (the API, the OpenAPI pages, health, /mcp); the access log, outermost, has a line for its refusals too.
     app.add_middleware(BodyLimit)  # a body too large is refused before any route reads it

@@ -11,7 +11,7 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fastapi import APIRouter
@@ -66,17 +66,19 @@ def ask_routes() -> APIRouter:
         if request.documents and scope.document_ids:
             check_documents_known(state.host.runtime.store.graph, scope.document_ids)
         agent = EvidenceAgent(state.host, scope, on_call=lambda record: events.put(call_event(record)))
-        threading.Thread(target=_run, args=(agent, request.question, events), name="agrag-ask-http").start()
+        threading.Thread(target=_run, args=(agent, request.question, events, state.mask), name="agrag-ask-http").start()
         return StreamingResponse(_lines(events), media_type=NDJSON)
 
     return router
 
 
-def _run(agent: EvidenceAgent, question: str, events: queue.Queue[dict[str, Any] | None]) -> None:
+def _run(
+    agent: EvidenceAgent, question: str, events: queue.Queue[dict[str, Any] | None], mask: Callable[[str], str]
+) -> None:
     try:
         events.put(answer_event(agent.ask(question)))
     except AgragError as exc:
-        events.put(error_event(type(exc).__name__, str(exc)))
+        events.put(error_event(type(exc).__name__, mask(str(exc))))
     except Exception:  # the stream must end with an event; the traceback goes to the log
         logger.exception("agent run failed")
         events.put(error_event("InternalError", "The agent failed; see the server log."))

@@ -13,6 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from agrag.components.data_models.ingestion_run import IngestionRun, RunSource
 from agrag.service.api.access import AccessPolicy, Caller
 from agrag.service.api.errors import ForbiddenError, NotReadyError
+from agrag.service.api.secret_mask import SecretMask
 from agrag.service.api.sessions import SessionStore
 from agrag.service.tools.tool import ToolHost
 
@@ -75,6 +76,7 @@ class ApiState:
         ready: Set once the embedding model is loaded (``/readyz``).
         remote: The server listens where other machines reach it; then ingestion reads only below
             ``AGRAG_FILES_ROOT``, never any folder of the server's disk.
+        mask: Hides the server's secrets in every error text it sends.
     """
 
     host: ToolHost
@@ -83,6 +85,7 @@ class ApiState:
     queue: RunQueue | None = None
     remote: bool = False
     ready: threading.Event = field(default_factory=threading.Event)
+    mask: SecretMask = field(default_factory=SecretMask)
 
 
 async def api_state(request: Request) -> ApiState:

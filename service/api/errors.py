@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -125,10 +126,18 @@ class ErrorJSONResponse(JSONResponse):
         return text.encode("utf-8", "backslashreplace")
 
 
-def error_response(exc: AgragError) -> JSONResponse:
-    """The JSON response of an agrag error."""
+Mask = Callable[[str], str]
+"""What hides the server's secrets in a text (``secret_mask.SecretMask``)."""
+
+
+def _unmasked(text: str) -> str:
+    return text
+
+
+def error_response(exc: AgragError, mask: Mask = _unmasked) -> JSONResponse:
+    """The JSON response of an agrag error, its message passed through ``mask``."""
     headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthenticationError) else None
-    body = ErrorBody(error=type(exc).__name__, message=one_line(str(exc)))
+    body = ErrorBody(error=type(exc).__name__, message=mask(one_line(str(exc))))
     return ErrorJSONResponse(body.model_dump(exclude_none=True), status_code=status_of(exc), headers=headers)
 
 
@@ -141,26 +150,37 @@ def _validation_message(errors: list[Any]) -> str:
     return "Invalid request: " + "; ".join(problems) + more + "."
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Make every error of ``app`` answer with an ``ErrorBody``."""
+def _masked(value: Any, mask: Mask) -> Any:
+    """Every string of a JSON value (a 422's list of invalid fields quotes the input) passed through ``mask``."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {key: _masked(item, mask) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked(item, mask) for item in value]
+    return value
+
+
+def install_error_handlers(app: FastAPI, mask: Mask = _unmasked) -> None:
+    """Make every error of ``app`` answer with an ``ErrorBody`` whose texts went through ``mask``."""
 
     @app.exception_handler(AgragError)
     async def _agrag(request: Request, exc: AgragError) -> JSONResponse:
         if status_of(exc) in (500, 502):
-            logger.error("%s %s failed: %s", request.method, request.url.path, one_line(str(exc)))
-        return error_response(exc)
+            logger.error("%s %s failed: %s", request.method, request.url.path, mask(one_line(str(exc))))
+        return error_response(exc, mask)
+
+    def _invalid_body(errors: list[dict[str, Any]]) -> JSONResponse:
+        body = ErrorBody(error="ValidationError", message=_validation_message(errors), detail=errors)
+        return ErrorJSONResponse(_masked(body.model_dump(mode="json"), mask), status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [{k: v for k, v in e.items() if k != "ctx"} for e in exc.errors()]
-        body = ErrorBody(error="ValidationError", message=_validation_message(errors), detail=errors)
-        return ErrorJSONResponse(body.model_dump(mode="json"), status_code=422)
+        return _invalid_body([{k: v for k, v in e.items() if k != "ctx"} for e in exc.errors()])
 
     @app.exception_handler(ValidationError)
     async def _invalid_arguments(request: Request, exc: ValidationError) -> JSONResponse:
-        errors = [{k: v for k, v in e.items() if k != "ctx"} for e in exc.errors()]
-        body = ErrorBody(error="ValidationError", message=_validation_message(errors), detail=errors)
-        return ErrorJSONResponse(body.model_dump(mode="json"), status_code=422)
+        return _invalid_body([{k: v for k, v in e.items() if k != "ctx"} for e in exc.errors()])
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -168,7 +188,7 @@ def install_error_handlers(app: FastAPI) -> None:
             exc.status_code, "HTTPError"
         )
         message = f"No route {request.method} {request.url.path}; the routes are listed at /docs."
-        text = message if exc.status_code in (404, 405) else one_line(str(exc.detail))
+        text = mask(message if exc.status_code in (404, 405) else one_line(str(exc.detail)))
         return JSONResponse(ErrorBody(error=reason, message=text).model_dump(exclude_none=True), exc.status_code)
 
     @app.exception_handler(Exception)

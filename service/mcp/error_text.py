@@ -1,13 +1,11 @@
 """What an MCP client is told when a tool call fails: one short message with the kind of failure and a next step.
 
 The full detail (with the traceback) goes to the server log. Secrets (the LLM and Qdrant API keys, the API tokens,
-anything that looks like a bearer token or an ``sk-`` key) are masked in every text a client gets.
+anything that looks like a bearer token or an ``sk-`` key) are masked in every text a client gets
+(``agrag.service.api.secret_mask``, which the HTTP API's errors use too).
 """
 
 from __future__ import annotations
-
-import re
-from collections.abc import Iterable
 
 from pydantic import ValidationError
 
@@ -21,16 +19,11 @@ from agrag.components.errors import (
     RetrievalError,
     StoreError,
 )
+from agrag.service.api.secret_mask import SecretMask
 from agrag.service.tools.errors import ConnectionOwnerError, ReadOnlyToolError, ScopedWriteError
 
-MASK = "***"
 MAX_MESSAGE_CHARS = 1200
 MAX_ARGUMENT_ERRORS = 5
-_SECRET_PATTERNS = (
-    re.compile(r"(?i)(bearer\s+)[^\s,;\"']+"),
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?i)((?:api[_-]?key|token|password|secret)[\"']?\s*[:=]\s*[\"']?)[^\s,;\"'&]+"),
-)
 _KINDS: tuple[tuple[type[BaseException], str], ...] = (
     (ReadOnlyToolError, "Read-only server"),
     (ScopedWriteError, "Not allowed"),
@@ -44,22 +37,6 @@ _KINDS: tuple[tuple[type[BaseException], str], ...] = (
     (IngestError, "Ingestion error"),
     (LookupError, "Not found"),
 )
-
-
-class SecretMask:
-    """Masks the given secrets, and whatever looks like a key or a token, in a text."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        """Mask each of ``secrets`` (empty ones ignored), longest first."""
-        self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        """``text`` with every secret replaced by ``***``."""
-        for secret in self._secrets:
-            text = text.replace(secret, MASK)
-        for pattern in _SECRET_PATTERNS:
-            text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + MASK, text)
-        return text
 
 
 def error_text(exc: BaseException, mask: SecretMask) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -23,9 +22,10 @@ from pydantic import ValidationError
 
 from agrag.components.errors import AgragError
 from agrag.service.api.access import Caller
+from agrag.service.api.secret_mask import SecretMask, settings_secrets
 from agrag.service.mcp.bounded_result import DEFAULT_MAX_RESULT_CHARS, BoundedResult, bound, size
 from agrag.service.mcp.connections import Connection, Connections
-from agrag.service.mcp.error_text import SecretMask, error_text
+from agrag.service.mcp.error_text import error_text
 from agrag.service.mcp.instructions import instructions
 from agrag.service.mcp.ledger_limits import DEFAULT_LEDGER_CAPACITY
 from agrag.service.tools.errors import ReadOnlyToolError, UnknownToolError
@@ -95,7 +95,7 @@ class AgragMcpServer:
         self.host = host
         self.options = options
         self._caller_of = caller_of
-        self._mask = SecretMask([*secrets, *_settings_secrets(host)])
+        self._mask = SecretMask([*secrets, *settings_secrets(host.runtime.settings.agrag)])
         self._tools: dict[str, Tool[Any, Any]] = dict(MCP_READ_TOOLS)
         if options.allow_write:
             self._tools.update(WRITE_TOOLS)
@@ -208,11 +208,3 @@ def _mcp_tool(name: str, tool: Tool[Any, Any]) -> types.Tool:
         inputSchema=tool.input_model.model_json_schema(),
         annotations=annotations,
     )
-
-
-def _settings_secrets(host: ToolHost) -> list[str]:
-    """The secrets of the settings; a list of tokens is split into its tokens (and JSON into its values)."""
-    settings = host.runtime.settings.agrag
-    values = [settings.llm_api_key, settings.qdrant_api_key, settings.api_tokens, settings.api_token]
-    texts = [v.get_secret_value() for v in values if v is not None]
-    return [*texts, *(part for text in texts for part in re.findall(r"[^\s,\"'\[\]{}:]{16,}", text))]

@@ -248,3 +248,18 @@ def test_r3_defect_8_the_allow_list_names_only_settings_that_exist() -> None:
             models = [sub for field in fields for sub in models_of(field.annotation)]
     for group in ALLOWED_GROUPS:
         assert available_options(group, [packaged_conf_dir()]), group
+
+
+async def test_r3_defect_9_error_texts_mask_secrets_but_not_document_ids(served: Served) -> None:
+    filters = {"document_ids": [NOT_YET]}
+    async with mcp_client(f"{served.url}/mcp", TEAM) as session:
+        text = await refused(session, "search", {"query": "pump", "filters": filters})
+        assert NOT_YET in text, text
+        text = await refused(session, "search", {"query": "pump", "overrides": [f"recipe.limit={LLM_KEY}"]})
+        assert LLM_KEY not in text and "***" in text, text
+    with served.client(TEAM) as team:
+        unknown = team.post("/v1/search", json={"query": "pump", "filters": filters})
+        assert unknown.status_code == 404 and NOT_YET in unknown.json()["message"], unknown.text
+        for secret in (LLM_KEY, ADMIN):
+            leaked = team.post("/v1/search", json={"query": "pump", "overrides": [f"recipe.limit={secret}"]})
+            assert leaked.status_code == 400 and secret not in leaked.text and "***" in leaked.text, leaked.text

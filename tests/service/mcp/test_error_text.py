@@ -6,7 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from agrag.components.errors import EvidenceError, LLMError, StoreError
-from agrag.service.mcp.error_text import SecretMask, error_text
+from agrag.service.api.secret_mask import SecretMask
+from agrag.service.mcp.error_text import error_text
 from agrag.service.tools.errors import ReadOnlyToolError
 from agrag.service.tools.evidence_tools import ExploreInput
 
