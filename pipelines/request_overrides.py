@@ -7,8 +7,8 @@ server. Its overrides go through ``request_config`` and nowhere else; the CLI ru
 What a request may give (``ALLOWED_GROUPS``, ``ALLOWED_KEYS``: an allow-list, read the code to see all of it):
 
 - the search recipe and its keys; the chunker, extractor and ontology options of an ingestion and their keys;
-  resolution, communities, per-file plans and their limits, the loader's suffixes, the LLM call budget, the batch
-  sizes and the finalize policy of an ingestion;
+  resolution, communities, per-file plans (within the plan limits), the loader's suffixes, the LLM call budget,
+  the batch sizes and the finalize policy of an ingestion;
 - only as ``KEY=VALUE`` with a plain value (a number, a word, a quoted string, a list or a dict of them): no
   ``+``/``++``/``~`` prefix, no ``@package``, no sweep (``a,b``, ``choice()``, ``range()``, ``interval()``,
   ``glob()``), and no ``${`` anywhere in a value, however quoted or escaped, so OmegaConf never resolves an
@@ -16,7 +16,8 @@ What a request may give (``ALLOWED_GROUPS``, ``ALLOWED_KEYS``: an allow-list, re
 - a file (``ingest.extractor.path``, a plan rule's ``extractor_options.path``) only as an absolute path inside
   ``AGRAG_FILES_ROOT``; without a files root a request names no file.
 
-Any other setting (the stores, the embedder, ``evaluation``, ``ingest.parallel``, ``ingest.loader.max_file_bytes``)
+Any other setting (the stores, the embedder, ``evaluation``, ``ingest.parallel``, ``ingest.loader.max_file_bytes``,
+the plan limits, which bound what a request's plans may ask for)
 may be named only with the value the server already runs with, which is what the CLI sends to check that its
 overrides agree with the server's; ``hydra`` settings never.
 """
@@ -77,10 +78,6 @@ ALLOWED_KEYS = frozenset(
                 "report_sentences",
             )
         ),
-        *(
-            f"ingest.plan.limits.{key}"
-            for key in ("chunkers", "extractors", "max_llm_calls_per_file", "max_chunks_per_file")
-        ),
         "ingest.plan.rules",
         "ingest.loader.suffixes",
         "ingest.max_llm_calls",
@@ -94,7 +91,7 @@ PATH_KEY = "ingest.extractor.path"
 ALLOWED_TEXT = (
     "A request may set recipe=NAME and recipe.KEY; ingest/chunker=NAME, ingest/extractor=NAME, ingest/ontology=NAME "
     "and their ingest.chunker.KEY, ingest.extractor.KEY and ingest.ontology.KEY; ingest.resolution.*, "
-    "ingest.communities.*, ingest.plan.rules, ingest.plan.limits.*, ingest.loader.suffixes, ingest.max_llm_calls, "
+    "ingest.communities.*, ingest.plan.rules, ingest.loader.suffixes, ingest.max_llm_calls, "
     "ingest.supersede_other_folders, ingest.write_batch_chunks, ingest.bulk_load_min_chunks and ingest.finalize, "
     "each as KEY=VALUE with a plain value. The stores, the embedder, evaluation and every other setting stay as "
     "the server runs them."

@@ -212,6 +212,8 @@ def test_r3_defect_8_a_request_may_override_only_the_allowed_settings(served: Se
         "evaluation.max_questions=3": "evaluation.max_questions",
         "ingest.parallel.workers=4": "ingest.parallel.workers",
         "ingest.loader.max_file_bytes=1": "ingest.loader.max_file_bytes",
+        "ingest.plan.limits.max_chunks_per_file=100000": "ingest.plan.limits.max_chunks_per_file",
+        "ingest.plan.limits.extractors=[lexical,llm]": "ingest.plan.limits.extractors",
         "hydra.run.dir=/tmp/elsewhere": "hydra.run.dir",
         "hydra/job_logging=disabled": "hydra/job_logging",
         "+recipe.extra=1": "+recipe.extra",
