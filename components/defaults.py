@@ -34,6 +34,9 @@ EDGE_OVERSAMPLING: Final = 2.0
 
 # ingest.loader
 LOADER_MAX_FILE_BYTES: Final = 20 * 1024 * 1024
+# ingest.plan.limits: a file cut into more chunks is refused before extraction, as the FalkorDB toolkit's spec refuses
+# files over 1,000 chunks. The example notes make 5-15 chunks each; a 20 MB line of words made 16,712.
+MAX_CHUNKS_PER_FILE: Final = 1000
 LOADER_SUFFIXES: Final = (".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".csv")
 
 # ingest.chunker (conf/ingest/chunker/*.yaml)

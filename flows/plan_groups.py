@@ -104,8 +104,9 @@ def over_chunk_limit(chunks: Sequence[Chunk], plans: dict[str, FilePlan], limit:
     for chunk in chunks:
         counts[chunk.document_id] = counts.get(chunk.document_id, 0) + 1
     return {
-        doc_id: f"{n} chunks with the {plans[doc_id].applied.chunker} chunker, over "
-        f"ingest.plan.limits.max_chunks_per_file={limit}: raise the limit, or give the file a coarser chunker "
+        doc_id: f"{n:,} chunks with the {plans[doc_id].applied.chunker} chunker, over "
+        f"ingest.plan.limits.max_chunks_per_file={limit} (the per-file cap), so it was not extracted: to ingest it, "
+        f"raise the cap for the run (ingest.plan.limits.max_chunks_per_file={n}) or give the file a coarser chunker "
         "(a rule with larger chunker_options); its stored version, if any, stays"
         for doc_id, n in counts.items()
         if n > limit

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agrag.components import defaults
+
 CHUNKER_KINDS = ("fixed", "sentence", "structural")
 EXTRACTOR_KINDS = ("lexical", "llm", "triples")
 
@@ -110,11 +112,13 @@ class PlanLimits(_PlanModel):
         "instead (the lexical one when the default uses the LLM too); null: no limit per file.",
     )
     max_chunks_per_file: int | None = Field(
-        None,
+        defaults.MAX_CHUNKS_PER_FILE,
         ge=1,
         strict=True,
-        description="A file cut into more chunks than this is refused (status failed, with the count); its stored "
-        "version stays. Raise the limit or give it a coarser chunker; null: no limit.",
+        description="A file cut into more chunks than this (1,000 by default, the FalkorDB toolkit's limit) is "
+        "refused before extraction: one failed row with its count and the override that takes it "
+        "(ingest.plan.limits.max_chunks_per_file=N); the other files are ingested and its stored version stays. "
+        "Raise it for a run meant to ingest such a file, or give the file a coarser chunker; null: no limit.",
     )
 
 

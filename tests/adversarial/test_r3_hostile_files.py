@@ -1,0 +1,116 @@
+"""Hostile files and hostile file names, and stopping a CLI ingestion (issue 43: defect 6 and part of defect 9).
+
+Defect 6: three files of thousands of chunks each (one long line, nested headings, a repetitive HTML page) held a
+folder's ten good notes hostage for minutes; now a default per-file chunk cap refuses each of them as one failed row
+naming the override that raises the cap, and the good notes commit. The files are generated small here
+(``tests/support/hostile_files.py``, scale 0.1: 2 MB, 490 KB and 1 MB), past the same cap. Defect 9: an escaping
+symlink no longer fails a root-wide preview; a newline in a file name is shown escaped wherever a name is printed or
+logged; SIGTERM or Ctrl+C of `agrag ingest` (in-process, signalled as a terminal or a supervisor signals: its whole
+process group) ends it with one summary line and no traceback, and the same command resumes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agrag.components.data_models.chunk import Chunk
+from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.loaders.folder_loader import FolderLoader
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.flows.ingest_tasks import Phase, chunk_documents, document_key
+from agrag.flows.plan_groups import over_chunk_limit
+from agrag.pipelines.config_loader import load_config
+from agrag.pipelines.ingest_plans import plan_for
+from agrag.pipelines.runtime import open_runtime
+from tests.support.hostile_files import HOSTILE, NESTED_HEADINGS, REPETITIVE_HTML, make_hostile_folder
+from tests.support.isolated_settings import isolated_settings
+
+AGRAG = str(Path(sys.executable).with_name("agrag"))
+DEFAULT_CAP = 1000
+OVERRIDE = "ingest.plan.limits.max_chunks_per_file"
+NEWLINE_NAME = "good\nname.md"
+EMPTY_NEWLINE_NAME = "empty\nfile.md"
+SUFFIXES = (".md", ".txt", ".html")
+
+
+def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    """A user's shell: no AGRAG_ settings but the data dir, no Prefect API, no terminal width."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_", "PREFECT_API_"))}
+    env.pop("COLUMNS", None)
+    return {**env, "AGRAG_DATA_DIR": str(data_dir), "PREFECT_HOME": str(data_dir.parent / "prefect"), **extra}
+
+
+def stored_paths(data_dir: Path, embedder: SentenceTransformersTextEmbedder) -> set[str]:
+    with open_runtime([], isolated_settings(data_dir), embedder=embedder) as runtime:
+        return {d.source_path for d in runtime.store.graph.documents(None, offset=0, limit=1000)}
+
+
+# defect 6: hostile files hold an ingestion hostage
+
+
+def test_r3_defect_6_the_default_chunk_cap_is_1000_and_its_message_names_the_override() -> None:
+    """The cap is on by default (1,000, as the FalkorDB toolkit's spec); the refusal gives the count and the fix."""
+    ingest = load_config([]).ingest
+    assert ingest.plan.limits.max_chunks_per_file == DEFAULT_CAP
+    assert load_config([f"{OVERRIDE}=null"]).ingest.plan.limits.max_chunks_per_file is None, "null: no cap"
+    plans = {"d1": plan_for("big.md", ingest), "d2": plan_for("small.md", ingest)}
+    chunks = [Chunk(f"d1.v.{i}", "d1", "v", "x", (), i, 0, 1) for i in range(DEFAULT_CAP + 5)]
+    chunks += [Chunk(f"d2.v.{i}", "d2", "v", "x", (), i, 0, 1) for i in range(DEFAULT_CAP)]
+    refused = over_chunk_limit(chunks, plans, ingest.plan.limits.max_chunks_per_file)
+    assert list(refused) == ["d1"], "a file at the cap is ingested, one over it is refused"
+    assert "1,005 chunks" in refused["d1"] and f"over {OVERRIDE}=1000" in refused["d1"]
+    assert f"{OVERRIDE}=1005" in refused["d1"], "the fix: the override that raises the cap enough for this file"
+
+
+def test_r3_defect_6_a_file_over_the_cap_leaves_no_chunks_in_the_phase_journal(tmp_path: Path) -> None:
+    """Its chunks are counted, not kept: the probe's three files would have left 71 MB of journal behind."""
+    folder = make_hostile_folder(tmp_path / "hostile", scale=0.02, good=1)
+    ingest = load_config([]).ingest
+    loaded = FolderLoader().run(root=str(folder.root))["documents"]
+    journal = SqlitePhaseJournal(tmp_path / "phases.sqlite")
+    out = chunk_documents.fn(loaded, ingest, Phase(journal, "hash"))
+    counts = Counter(c.document_id for c in out.value)
+    over = {d.document.id for d in loaded if counts[d.document.id] > DEFAULT_CAP}
+    assert {d.document.source_path for d in loaded if d.document.id in over} == {NESTED_HEADINGS, REPETITIVE_HTML}
+    keys = {d.document.id: document_key(Phase(journal, "hash"), "chunk", d) for d in loaded}
+    kept = journal.load_many(list(keys.values()))
+    assert {doc_id for doc_id, key in keys.items() if key in kept} == set(keys) - over
+
+
+@pytest.mark.needs_prefect  # runs `agrag ingest` in a subprocess
+def test_r3_defect_6_files_over_the_default_chunk_cap_fail_alone_and_the_good_files_commit(
+    tmp_path: Path, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    """`agrag ingest` of ten notes beside three hostile files, default settings: three failed rows, ten stored."""
+    folder = make_hostile_folder(tmp_path / "hostile", scale=0.1)
+    data_dir = tmp_path / "data"
+    started = time.monotonic()
+    result = subprocess.run(
+        [AGRAG, "ingest", str(folder.root), "--files"],
+        capture_output=True,
+        text=True,
+        env=cli_env(data_dir),
+        cwd=tmp_path,
+        timeout=420,  # before the fix: about 20,000 chunks to extract and embed, far longer than this
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "Traceback" not in output
+    flat = " ".join(output.split())
+    assert f"10 new or changed, 0 unchanged, {len(HOSTILE)} failed" in flat
+    for name in HOSTILE:
+        refusal = re.search(rf"failed {re.escape(name)}: ([\d,]+) chunks .*? over {OVERRIDE}=1000", flat)
+        assert refusal is not None, (name, flat)
+        count = int(refusal.group(1).replace(",", ""))
+        assert count > DEFAULT_CAP and f"{OVERRIDE}={count}" in flat, "the fix names the cap this file needs"
+    assert stored_paths(data_dir, embedder) == set(folder.good), "every good note committed, no hostile file"
+    print(f"hostile folder at scale 0.1 ingested in {time.monotonic() - started:.1f} s")
