@@ -166,7 +166,7 @@ class FileOutsideRootError(FileSelectionError):
     """A chosen path leads outside the files root (through '..', an absolute path or a symlink), or is hidden."""
 
     def __init__(self, path: str, root: object, why: str) -> None:
-        self.path = path
+        self.path, self.why = path, why
         super().__init__(
             f"Refusing to ingest {path!r}: {why}. Only files inside the files root {root} can be ingested; give "
             "paths or globs relative to it, e.g. 'reports/*.md'."

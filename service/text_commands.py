@@ -180,15 +180,20 @@ def _text_line(result: Any) -> str:
 
 
 def _print_page(page: Any) -> None:
+    from rich.markup import escape  # noqa: PLC0415
+
     from agrag.components.safe_text import printable  # noqa: PLC0415
 
+    for note in page.notes:  # a file name on one line: a newline in it is shown, not obeyed
+        console.print(f"skipped {printable(note, multiline=False)}", markup=False, highlight=False)
     if not page.files:
         console.print(f"No files in this page ({page.total} matched, offset {page.offset}).", markup=False)
         return
     for found in page.files:
         where = f"page {found.page} of {found.pages}" if found.page else f"bytes {found.window[0]}-{found.window[1]}"
         whole = "whole file" if found.whole else where
-        console.rule(printable(f"{found.path} ({found.size} bytes, {found.format}, {whole})"), style="bold")
+        heading = f"{found.path} ({found.size} bytes, {found.format}, {whole})"
+        console.rule(escape(printable(heading, multiline=False)), style="bold")  # a name may hold [markup]
         console.print(printable(found.sample) if found.sample else f"({found.note})", markup=False, highlight=False)
         if found.sample and found.note:
             console.print(f"({found.note})", markup=False, highlight=False)

@@ -86,6 +86,11 @@ class PreviewPage(BaseModel):
     chars: int = Field(..., description="The most characters of a sample.")
     next_offset: int | None = Field(None, description="The offset of the next page; null on the last.")
     files: tuple[FilePreview, ...] = Field((), description="The files of this page, each with its sample.")
+    notes: tuple[str, ...] = Field(
+        (),
+        description="Files the globs met but skipped, each 'path: why' (a symlink leading outside the files root); "
+        "the same on every page.",
+    )
 
 
 def preview_files(
@@ -110,7 +115,9 @@ def preview_files(
     Raises:
         NoPreviewRootError: there is no files root.
         PreviewRefusedError: a pattern leads outside the files root or is hidden, or matches no file agrag reads,
-            or the patterns match more than ``MAX_MATCHES`` files.
+            or the patterns match more than ``MAX_MATCHES`` files. A glob's match that leads outside the files root
+            (a symlinked file or folder) is skipped instead and named in the page's ``notes``, unless every match
+            of that glob does.
         PreviewError: ``offset``, ``limit`` or ``chars`` is out of range.
 
     Usage:
@@ -125,7 +132,7 @@ def preview_files(
     if files_root is None:
         raise NoPreviewRootError()
     try:
-        selection = select_files(list(patterns) or ["**/*"], files_root, suffixes, MAX_MATCHES)
+        selection = select_files(list(patterns) or ["**/*"], files_root, suffixes, MAX_MATCHES, skip_outside=True)
     except NoFilesRootError as exc:
         raise NoPreviewRootError() from exc
     except TooManyFilesError as exc:
@@ -145,6 +152,7 @@ def preview_files(
         chars=chars,
         next_offset=end if end < len(matched) else None,
         files=tuple(preview_file(path, root, chars) for path in chosen),
+        notes=selection.skipped,
     )
 
 

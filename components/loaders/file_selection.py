@@ -34,14 +34,22 @@ class FileSelection:
     Attributes:
         folder: The deepest folder holding every chosen file (resolved, inside the files root).
         files: The chosen files as POSIX paths relative to ``folder``, sorted, each once.
+        skipped: With ``skip_outside``, the glob matches left out because they lead outside the files root, each
+            ``"path: why"`` (the path as the glob found it, relative to the root), in the order found.
     """
 
     folder: Path
     files: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
 
 
 def select_files(
-    patterns: Sequence[str], files_root: Path | None, suffixes: Sequence[str], max_files: int = MAX_FILES
+    patterns: Sequence[str],
+    files_root: Path | None,
+    suffixes: Sequence[str],
+    max_files: int = MAX_FILES,
+    *,
+    skip_outside: bool = False,
 ) -> FileSelection:
     """Resolve ``patterns`` (paths or globs relative to ``files_root``) to the files one ingestion reads.
 
@@ -53,6 +61,9 @@ def select_files(
         files_root: ``AGRAG_FILES_ROOT``; None refuses every pattern.
         suffixes: The file name endings agrag reads (``.md``, ...).
         max_files: The most files one selection may hold.
+        skip_outside: A glob's match that leads outside the root (a symlinked file or folder) is left out and named
+            in ``FileSelection.skipped`` instead of refusing the whole selection (a preview of the whole root).
+            A plain path that leads outside, and a glob all of whose matches do, are still refused.
 
     Raises:
         NoFilesRootError: there is no files root.
@@ -71,15 +82,21 @@ def select_files(
         )
     wanted = tuple(s.lower() for s in suffixes)
     chosen: set[Path] = set()
+    skipped: list[FileOutsideRootError] = []
     for pattern in patterns:
-        matched = _matches(pattern, root, wanted)
+        outside: list[FileOutsideRootError] | None = [] if skip_outside else None
+        matched = _matches(pattern, root, wanted, outside)
         if not matched:
+            if outside:  # every match leads outside: refused, as a plain path would be
+                raise outside[0]
             raise NoFilesMatchedError(pattern, root, wanted)
+        skipped += [e for e in outside or () if e.path not in {s.path for s in skipped}]
         chosen.update(matched)
         if len(chosen) > max_files:
             raise TooManyFilesError(len(chosen), max_files)
     folder = Path(os.path.commonpath([path.parent for path in chosen]))
-    return FileSelection(folder, tuple(sorted(path.relative_to(folder).as_posix() for path in chosen)))
+    files = tuple(sorted(path.relative_to(folder).as_posix() for path in chosen))
+    return FileSelection(folder, files, tuple(f"{e.path}: {e.why}" for e in skipped))
 
 
 def select_in_folder(
@@ -101,8 +118,13 @@ def select_in_folder(
     return tuple(sorted((selection.folder / name).relative_to(base).as_posix() for name in selection.files))
 
 
-def _matches(pattern: str, root: Path, suffixes: tuple[str, ...]) -> set[Path]:
-    """The real paths of the readable files ``pattern`` names below ``root``."""
+def _matches(
+    pattern: str, root: Path, suffixes: tuple[str, ...], outside: list[FileOutsideRootError] | None = None
+) -> set[Path]:
+    """The real paths of the readable files ``pattern`` names below ``root``.
+
+    With ``outside`` (a list), a glob's matches that lead outside the root are added to it instead of raising.
+    """
     if not pattern.strip():
         raise FileOutsideRootError(pattern, root, "it is empty (it would mean the whole files root)")
     if ".." in PurePath(pattern).parts:
@@ -112,7 +134,13 @@ def _matches(pattern: str, root: Path, suffixes: tuple[str, ...]) -> set[Path]:
         names = glob.glob(pattern, root_dir=root, recursive=True) if is_glob else [pattern]
         found: set[Path] = set()
         for name in names:
-            path = _checked(name, root, suffixes, strict=not is_glob)
+            try:
+                path = _checked(name, root, suffixes, strict=not is_glob)
+            except FileOutsideRootError as exc:
+                if outside is None or not is_glob:
+                    raise
+                outside.append(exc)
+                continue
             if path is not None:
                 found.add(path)
     except (OSError, RuntimeError, ValueError) as exc:  # a name too long, a symlink loop, a NUL byte

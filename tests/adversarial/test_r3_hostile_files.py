@@ -20,9 +20,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.loaders.file_preview import preview_files
 from agrag.components.loaders.folder_loader import FolderLoader
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.flows.ingest_tasks import Phase, chunk_documents, document_key
@@ -30,6 +32,8 @@ from agrag.flows.plan_groups import over_chunk_limit
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.ingest_plans import plan_for
 from agrag.pipelines.runtime import open_runtime
+from agrag.service.cli import app
+from tests.conftest import EXAMPLES
 from tests.support.hostile_files import HOSTILE, NESTED_HEADINGS, REPETITIVE_HTML, make_hostile_folder
 from tests.support.isolated_settings import isolated_settings
 
@@ -114,3 +118,31 @@ def test_r3_defect_6_files_over_the_default_chunk_cap_fail_alone_and_the_good_fi
         assert count > DEFAULT_CAP and f"{OVERRIDE}={count}" in flat, "the fix names the cap this file needs"
     assert stored_paths(data_dir, embedder) == set(folder.good), "every good note committed, no hostile file"
     print(f"hostile folder at scale 0.1 ingested in {time.monotonic() - started:.1f} s")
+
+
+# defect 9: an escaping symlink fails every root-wide preview
+
+
+def test_r3_defect_9_an_escaping_symlink_is_skipped_with_a_note_in_a_root_wide_preview(tmp_path: Path) -> None:
+    """`**/*` over a root holding a symlinked file and folder leading outside: the rest is previewed, each named."""
+    root = tmp_path / "root"
+    (root / "notes").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nNot for you.\n", encoding="utf-8")
+    (root / "notes" / "team.md").write_bytes((EXAMPLES / "team.md").read_bytes())
+    (root / "notes" / "leak.md").symlink_to(outside / "secret.md")
+    (root / "escape").symlink_to(outside, target_is_directory=True)
+    for patterns in ([], ["**/*"], ["**/*.md"], ["notes/*.md"]):
+        page = preview_files(patterns, root, SUFFIXES)
+        assert [f.path for f in page.files] == ["notes/team.md"], patterns
+        assert "Not for you" not in page.model_dump_json()
+        assert any("notes/leak.md" in note and "outside the files root" in note for note in page.notes), page.notes
+    everything = preview_files([], root, SUFFIXES)
+    assert any(note.startswith("escape/secret.md") for note in everything.notes), everything.notes
+    shown = CliRunner().invoke(app, ["preview"], env={"AGRAG_FILES_ROOT": str(root), "COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "notes/team.md" in shown.output and "skipped notes/leak.md" in shown.output
+    assert "Not for you" not in shown.output
+    named = CliRunner().invoke(app, ["preview", "notes/leak.md"], env={"AGRAG_FILES_ROOT": str(root)})
+    assert named.exit_code == 1 and "leads outside the files root" in named.output, "naming the link is refused"

@@ -87,8 +87,11 @@ def test_paths_outside_the_files_root_are_refused(root: Path, tmp_path: Path) ->
         with pytest.raises(PreviewRefusedError, match="Refusing to preview") as refused:
             preview_files([pattern], root, SUFFIXES)
         assert "not for you" not in str(refused.value)
+    page = preview_files(["*.md"], root, SUFFIXES)  # a glob skips the escaping symlink and names it (issue 43)
+    assert [f.path for f in page.files] == ["big.md"] and "not for you" not in page.model_dump_json()
+    assert page.notes == ("link.md: it leads outside the files root (through a symlink)",)
     with pytest.raises(PreviewRefusedError, match="through a symlink"):
-        preview_files(["*.md"], root, SUFFIXES)  # a glob that meets the escaping symlink is refused whole
+        preview_files(["link*"], root, SUFFIXES)  # a glob that matches only the link is refused, as its path is
     with pytest.raises(NoPreviewRootError, match="files root"):
         preview_files(["*.md"], None, SUFFIXES)
     with pytest.raises(PreviewError, match="chars"):
