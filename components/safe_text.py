@@ -13,7 +13,9 @@ handler formats it).
 from __future__ import annotations
 
 import logging
+import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from agrag.components.errors import QueryTextError
@@ -59,10 +61,30 @@ def require_text(query: str) -> str:
     return query
 
 
+def _one_line_args(record: logging.LogRecord) -> None:
+    """Escape newlines too in the text a record's message is formatted with (file names, paths, titles).
+
+    The message itself keeps its newlines (a traceback, a multi-line message written so on purpose); a value put
+    into it is data, and a newline there would forge a log line of its own.
+    """
+    args = record.args
+    if isinstance(args, tuple):
+        record.args = tuple(_one_line(a) for a in args)
+    elif isinstance(args, Mapping):
+        record.args = {k: _one_line(v) for k, v in args.items()}
+
+
+def _one_line(value: object) -> object:
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    return printable(value, multiline=False) if isinstance(value, str) else value
+
+
 class _EscapedLogRecord(logging.LogRecord):
-    """A log record whose message shows control characters escaped; newlines stay (tracebacks, multi-line text)."""
+    """A log record whose message shows control characters escaped; newlines stay only in the message itself."""
 
     def getMessage(self) -> str:
+        _one_line_args(self)
         return printable(super().getMessage())
 
 
@@ -83,6 +105,7 @@ def install_log_escaping() -> None:
 
         def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
             record = previous(*args, **kwargs)
+            _one_line_args(record)
             record.msg = printable(record.getMessage())
             record.args = None
             return record

@@ -8,6 +8,7 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.context import FlowRunContext
 
 from agrag.components.data_models.ontology import PrunedReport
+from agrag.components.safe_text import printable
 from agrag.flows.ingest_report import FAILED, IngestReport, stage_lines
 from agrag.pipelines.ontology_hint import hint_markdown
 
@@ -20,6 +21,11 @@ def _cell(text: object) -> str:
     return " ".join(str(text).replace("|", "\\|").split())
 
 
+def _name(path: str) -> str:
+    """A file name as one line, its control characters (a newline too) shown as escapes, as on the CLI."""
+    return printable(path, multiline=False)
+
+
 def _table(header: tuple[str, ...], rows: list[tuple[object, ...]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     return lines + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
@@ -30,7 +36,8 @@ def _files(report: IngestReport) -> list[str]:
     others = [f for f in report.files if f.status != FAILED]
     shown = failed + others[: max(0, FILES_LISTED - len(failed))]
     rows: list[tuple[object, ...]] = [
-        (f"`{f.source_path}`", f"**{f.status}**" if f.status == FAILED else f.status, f.plan, f.reason) for f in shown
+        (f"`{_name(f.source_path)}`", f"**{f.status}**" if f.status == FAILED else f.status, f.plan, f.reason)
+        for f in shown
     ]
     lines = ["### Files", "", *_table(("file", "status", "plan", "reason"), rows)]
     if len(shown) < len(report.files):

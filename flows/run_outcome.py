@@ -18,6 +18,7 @@ from pydantic import TypeAdapter
 
 from agrag.components.data_models.ingestion_run import RunState
 from agrag.components.errors import AgragError, IngestInterruptedError
+from agrag.components.safe_text import printable
 from agrag.flows.ingest_report import IngestReport
 from agrag.flows.run_context import RunContext
 
@@ -33,7 +34,7 @@ def ingest_summary(report: IngestReport) -> str:
     failed = len(report.failures)
     done = f"{_files(report.documents_ingested)} ingested, {report.documents_unchanged} unchanged"
     if failed:
-        named = "; ".join(f"{f.source_path}: {f.reason}" for f in report.failures[:FAILURES_NAMED])
+        named = "; ".join(f"{_name(f.source_path)}: {_name(f.reason)}" for f in report.failures[:FAILURES_NAMED])
         more = f"; and {failed - FAILURES_NAMED} more (see the ingest report)" if failed > FAILURES_NAMED else ""
         return f"{done}, {failed} failed: {named}{more}."
     if not report.documents_seen:
@@ -41,10 +42,15 @@ def ingest_summary(report: IngestReport) -> str:
     if not report.documents_ingested:
         return f"Nothing new: all {_files(report.documents_seen)} were unchanged and skipped."
     if empty := report.without_text:
-        named = "; ".join(f.source_path for f in empty[:FAILURES_NAMED])
+        named = "; ".join(_name(f.source_path) for f in empty[:FAILURES_NAMED])
         more = f" and {len(empty) - FAILURES_NAMED} more" if len(empty) > FAILURES_NAMED else ""
         return f"{done}; warning: {_files(len(empty))} had no text outside headings (0 chunks): {named}{more}."
     return f"{done}."
+
+
+def _name(text: str) -> str:
+    """A file name (or a reason quoting one) on one line: the message is a log line and a table cell."""
+    return printable(text, multiline=False)
 
 
 def _files(count: int) -> str:

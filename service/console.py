@@ -20,10 +20,20 @@ from agrag.components.data_models.resolved_entity import ResolvedEntity
 from agrag.components.data_models.search_result import SearchResult
 from agrag.components.data_models.search_trace import SearchTrace
 from agrag.components.data_models.stored_document import StoredDocument
+from agrag.components.safe_text import printable
 from agrag.flows.ingest_report import FileStatus, IngestReport, stage_lines
 from agrag.pipelines.ontology_hint import hint_of
 
 LABEL_WIDTH = 44
+
+
+def one_line(text: str) -> str:
+    r"""``text`` from data (a file name, title, folder or reason) as rich markup of one line.
+
+    A newline in a file name would otherwise start a new line or table row that looks like agrag's own; it is shown
+    as ``\u000a``, like every other control character.
+    """
+    return escape(printable(text, multiline=False))
 
 
 def item_label(result: SearchResult) -> str:
@@ -167,13 +177,13 @@ def _print_run_notes(console: Console, report: IngestReport) -> None:
         console.print(
             f"[yellow]{len(report.other_settings)} unchanged files were ingested with other settings[/yellow] "
             "(chunker, extractor, ontology or resolution) and were skipped; they keep what those settings made of "
-            f"them (first: {escape(report.other_settings[0])}). To rebuild everything with the new settings, "
+            f"them (first: {one_line(report.other_settings[0])}). To rebuild everything with the new settings, "
             "ingest into a new AGRAG_DATA_DIR."
         )
     if report.communities_deferred:
         console.print("communities: deferred, run `agrag finalize` (ingest.finalize=manual)", markup=False)
     for replaced in (f for f in report.files if f.plan and f.reason):
-        console.print(f"[yellow]plan[/yellow] {escape(replaced.source_path)}: {escape(replaced.reason)}")
+        console.print(f"[yellow]plan[/yellow] {one_line(replaced.source_path)}: {one_line(replaced.reason)}")
     if report.documents_resumed:
         resumed = ", ".join(f"{phase} {count}" for phase, count in report.documents_resumed.items())
         console.print(f"Resumed an interrupted run: documents whose work was already done, by phase: {resumed}")
@@ -186,12 +196,12 @@ def _print_run_notes(console: Console, report: IngestReport) -> None:
 def print_ingest_report(console: Console, report: IngestReport) -> None:
     """The summary printed at the end of ``agrag ingest``: counts and time per stage, pruned, failures, totals."""
     console.print(
-        f"[bold]Ingested {escape(report.folder)}[/bold]: {report.documents_seen} files read, "
+        f"[bold]Ingested {one_line(report.folder)}[/bold]: {report.documents_seen} files read, "
         f"{report.documents_ingested} new or changed, {report.documents_unchanged} unchanged, "
         f"{len(report.failures)} failed."
     )
     if not report.documents_seen and not report.failures:
-        console.print(f"[yellow]No supported documents were found under {escape(report.folder)}.[/yellow]")
+        console.print(f"[yellow]No supported documents were found under {one_line(report.folder)}.[/yellow]")
     counts = stage_lines(report)
     stages = Table(title="this run", title_justify="left")
     stages.add_column("stage")
@@ -214,11 +224,11 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
         totals.add_row(name, str(count))
     console.print(totals)
     for failure in report.failures:
-        console.print(f"[red]failed[/red] {escape(failure.source_path)}: {escape(failure.reason)}")
+        console.print(f"[red]failed[/red] {one_line(failure.source_path)}: {one_line(failure.reason)}")
     for empty in report.without_text:
-        console.print(f"[yellow]warning[/yellow] {escape(empty.source_path)}: {escape(empty.reason)}")
+        console.print(f"[yellow]warning[/yellow] {one_line(empty.source_path)}: {one_line(empty.reason)}")
     for chunk_failure in report.extraction_failures[:10]:
-        console.print(f"[yellow]no entities[/yellow] {chunk_failure.chunk_id}: {escape(chunk_failure.reason)}")
+        console.print(f"[yellow]no entities[/yellow] {chunk_failure.chunk_id}: {one_line(chunk_failure.reason)}")
 
 
 def file_status_table(files: tuple[FileStatus, ...]) -> Table:
@@ -229,7 +239,7 @@ def file_status_table(files: tuple[FileStatus, ...]) -> Table:
     colours = {"ingested": "green", "unchanged": "dim", "failed": "red", "no text": "yellow"}
     for f in files:
         status = f"[{colours.get(f.status, 'white')}]{f.status}[/]"
-        table.add_row(escape(f.source_path), status, escape(f.plan), escape(f.reason))
+        table.add_row(one_line(f.source_path), status, one_line(f.plan), one_line(f.reason))
     return table
 
 
@@ -263,7 +273,9 @@ def documents_table(documents: list[StoredDocument], title: str) -> Table:
     for d in documents:
         folder = d.source_folder or "(not recorded)"
         plan = d.plan.summary() if d.plan is not None else "(not recorded)"
-        table.add_row(d.id, escape(d.title), escape(d.source_path), escape(folder), d.version, str(d.chunks), plan)
+        table.add_row(
+            d.id, one_line(d.title), one_line(d.source_path), one_line(folder), d.version, str(d.chunks), plan
+        )
     return table
 
 

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agrag.components.data_models.ingestion_run import IngestionRun, RunKind, RunState
+from agrag.components.safe_text import printable
 from agrag.service.cli_support import console, fail, on_server, server_client
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def runs_cancel(run_id: RunId) -> None:
 
 
 def _doing(run: IngestionRun) -> str:
-    return f"{run.kind.action} {run.target}"
+    return printable(f"{run.kind.action} {run.target}", multiline=False)  # a folder's name on one line
 
 
 def _state(run: IngestionRun) -> str:
@@ -112,7 +113,8 @@ def runs_lines(found: list[IngestionRun]) -> str:
     lines = [f"{len(found)} runs, newest first:"]
     for run in found:
         ended = run.finished.replace("T", " ").removesuffix("Z")[:19] if run.finished else "not ended"
-        lines.append(f"{run.id}  {_doing(run)}  [{run.source.value}]  {run.state.value}  {ended}  {run.message}")
+        message = printable(run.message, multiline=False)
+        lines.append(f"{run.id}  {_doing(run)}  [{run.source.value}]  {run.state.value}  {ended}  {message}")
     return "\n".join(lines)
 
 

@@ -11,6 +11,8 @@ process group) ends it with one summary line and no traceback, and the same comm
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import re
 import subprocess
@@ -24,15 +26,22 @@ from typer.testing import CliRunner
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.loaders.file_failure import FileFailure
 from agrag.components.loaders.file_preview import preview_files
 from agrag.components.loaders.folder_loader import FolderLoader
+from agrag.components.safe_text import install_log_escaping
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.flows.ingest_report import FileStatus, IngestReport
+from agrag.flows.ingest_report_markdown import ingest_report_markdown
 from agrag.flows.ingest_tasks import Phase, chunk_documents, document_key
 from agrag.flows.plan_groups import over_chunk_limit
+from agrag.flows.run_outcome import ingest_summary
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.ingest_plans import plan_for
 from agrag.pipelines.runtime import open_runtime
 from agrag.service.cli import app
+from agrag.service.cli_support import SafeConsole
+from agrag.service.console import file_status_table
 from tests.conftest import EXAMPLES
 from tests.support.hostile_files import HOSTILE, NESTED_HEADINGS, REPETITIVE_HTML, make_hostile_folder
 from tests.support.isolated_settings import isolated_settings
@@ -146,3 +155,74 @@ def test_r3_defect_9_an_escaping_symlink_is_skipped_with_a_note_in_a_root_wide_p
     assert "Not for you" not in shown.output
     named = CliRunner().invoke(app, ["preview", "notes/leak.md"], env={"AGRAG_FILES_ROOT": str(root)})
     assert named.exit_code == 1 and "leads outside the files root" in named.output, "naming the link is refused"
+
+
+# defect 9: a newline in a file name is printed raw
+
+
+def _lines_starting_with_the_name_tail(text: str) -> list[str]:
+    """Output lines that start where a raw newline inside the two names would start one."""
+    return [line for line in text.splitlines() if line.lstrip("│┃ ").startswith(("name.md", "file.md"))]
+
+
+def test_r3_defect_9_a_newline_in_a_file_name_is_shown_escaped_in_reports_and_logs(tmp_path: Path) -> None:
+    """The report's lines and file table, the run's summary and markdown, a preview heading and a log line."""
+    report = IngestReport(
+        folder="notes",
+        documents_seen=1,
+        documents_ingested=1,
+        documents_unchanged=0,
+        failures=(),
+        files=(FileStatus(NEWLINE_NAME, "ingested"), FileStatus(EMPTY_NEWLINE_NAME, "failed", "empty file")),
+    )
+    console = SafeConsole(file=io.StringIO(), width=120)
+    console.print(file_status_table(report.files))
+    table = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "good\\u000aname.md" in table and not _lines_starting_with_the_name_tail(table), table
+    failed = IngestReport("notes", 1, 0, 0, (FileFailure(EMPTY_NEWLINE_NAME, "empty file"),))
+    assert "\n" not in ingest_summary(failed) and "empty\\u000afile.md" in ingest_summary(failed)
+    markdown = ingest_report_markdown(report, str(tmp_path / "data"))
+    assert not _lines_starting_with_the_name_tail(markdown) and "good\\u000aname.md" in markdown
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / NEWLINE_NAME).write_text("# Note\n\nAda Varga wrote it.\n", encoding="utf-8")
+    shown = CliRunner().invoke(app, ["preview"], env={"AGRAG_FILES_ROOT": str(root), "COLUMNS": "200"})
+    assert shown.exit_code == 0 and "good\\u000aname.md" in shown.output, shown.output
+    assert not _lines_starting_with_the_name_tail(shown.output), shown.output
+    install_log_escaping()
+    record = io.StringIO()
+    handler = logging.StreamHandler(record)
+    logger = logging.getLogger("agrag.tests.r3_defect_9")
+    logger.addHandler(handler)
+    try:
+        logger.warning("%s failed: %s", EMPTY_NEWLINE_NAME, "empty file")
+        logger.warning("a message of two lines\nkeeps its newline")
+    finally:
+        logger.removeHandler(handler)
+    assert record.getvalue() == "empty\\u000afile.md failed: empty file\na message of two lines\nkeeps its newline\n"
+
+
+@pytest.mark.needs_prefect  # runs `agrag ingest` in a subprocess
+def test_r3_defect_9_agrag_ingest_shows_a_newline_in_a_file_name_escaped(
+    tmp_path: Path, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    """`agrag ingest --files` through a pipe: stage lines, failed lines and the file table show ``\\u000a``."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / NEWLINE_NAME).write_text("# Good\n\nAda Varga wrote the Orion notes.\n", encoding="utf-8")
+    (folder / EMPTY_NEWLINE_NAME).write_text("", encoding="utf-8")
+    data_dir = tmp_path / "data"
+    result = subprocess.run(
+        [AGRAG, "ingest", str(folder), "--files"],
+        capture_output=True,
+        text=True,
+        env=cli_env(data_dir),
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "failed empty\\u000afile.md: empty file" in output and "good\\u000aname.md" in output
+    assert not _lines_starting_with_the_name_tail(output), output
+    assert stored_paths(data_dir, embedder) == {NEWLINE_NAME}, "the stored name stays exact"
