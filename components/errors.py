@@ -105,13 +105,14 @@ class IngestError(AgragError):
 
 
 class IngestInterruptedError(IngestError):
-    """An ingestion run was asked to stop (cancelled, or the server shutting down) and stopped at a safe point."""
+    """An ingestion asked to stop stopped at a safe point (``commits``: its documents committed, of how many)."""
 
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
+    def __init__(self, reason: str, commits: tuple[int, int] | None = None) -> None:
+        self.reason, self.commits = reason, commits
+        done = f": {commits[0]:,} of {commits[1]:,} new or changed documents committed" if commits else ""
         super().__init__(
-            f"The ingestion stopped at a safe point ({reason}). Everything committed so far stays; start the same "
-            "ingestion again and it resumes from its phase markers, redoing only unfinished work."
+            f"The ingestion stopped at a safe point ({reason}){done}. Everything committed so far stays; start the "
+            "same ingestion again and it resumes from its phase markers, redoing only unfinished work."
         )
 
 

@@ -39,12 +39,35 @@ class IngestControl:
         self._observer = observer
         self._reason: str | None = None
         self._lock = threading.Lock()
+        self._to_commit: int | None = None
+        self._committed = 0
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Ask the run to stop at its next checkpoint; ``reason`` goes into the error (the first reason stays)."""
         with self._lock:
             if self._reason is None:
                 self._reason = reason
+
+    def interrupt(self, reason: str) -> None:
+        """``cancel`` from a signal handler: it takes no lock, since the handler may run while this thread holds it.
+
+        One attribute assignment is atomic; at worst a ``cancel`` from another thread at the same moment wins.
+        """
+        if self._reason is None:
+            self._reason = reason
+
+    def to_commit(self, documents: int) -> None:
+        """The run has this many new or changed documents to commit (none committed yet)."""
+        self._to_commit, self._committed = documents, 0
+
+    def committed(self, documents: int) -> None:
+        """A commit batch of this many documents was committed."""
+        self._committed += documents
+
+    @property
+    def commits(self) -> tuple[int, int] | None:
+        """``(committed, to commit)`` once the run said how many it commits, else None (read without a lock)."""
+        return None if self._to_commit is None else (self._committed, self._to_commit)
 
     @property
     def cancelled(self) -> bool:
@@ -66,7 +89,7 @@ class IngestControl:
         """
         reason = self.reason
         if reason is not None:
-            raise IngestInterruptedError(reason)
+            raise IngestInterruptedError(reason, self.commits)
 
     def on_stage(self, name: str, state: StageState, line: str = "") -> None:
         """A stage started or ended: tell the observer."""

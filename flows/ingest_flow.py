@@ -191,6 +191,9 @@ def _ingest_changed(
     """
     ingest = config.ingest
     model = llm.model if llm is not None else None
+    control = clock.control
+    if control is not None:  # what a stopped run says it committed
+        control.to_commit(len(changed))
     plans = plan_groups.plans_of(changed, ingest)
     groups = plan_groups.grouped(changed, plans, config, model)
     chunked = clock.run("chunk", lambda: plan_groups.chunk_groups(changed, groups, journal))
@@ -198,6 +201,8 @@ def _ingest_changed(
     chunked_documents = changed
     changed = [d for d in changed if d.document.id not in refused]
     chunks = [c for c in chunked.value if c.document_id not in refused]
+    if control is not None:
+        control.to_commit(len(changed))
     plans = plan_groups.within_llm_budget({d.document.id: plans[d.document.id] for d in changed}, chunks, ingest, llm)
     resolution, plans = plan_groups.resolution_of(plans, ingest)
     groups = plan_groups.grouped(changed, plans, config, model)

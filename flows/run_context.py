@@ -31,6 +31,7 @@ from agrag.components.data_models.ingestion_run import (
 )
 from agrag.components.errors import RunNotFoundError
 from agrag.components.stores.sqlite_run_registry import SqliteRunRegistry, utc_now
+from agrag.flows import stop_signals
 from agrag.flows.ingest_control import IngestControl
 
 _CURRENT: ContextVar[RunContext | None] = ContextVar("agrag_run_context", default=None)
@@ -109,6 +110,15 @@ class RunContext:
             self._stop_state = state
             self.control.cancel(reason)
             return self.update(message=f"Stopping ({reason}): it stops at its next safe point.")
+
+    def interrupt(self, reason: str) -> None:
+        """``stop(INTERRUPTED, reason)`` from a signal handler: no lock and no registry write (``finish`` records it).
+
+        A handler runs in the thread that may hold this context's lock, in the middle of a registry write.
+        """
+        if self._stop_state is None:
+            self._stop_state = RunState.INTERRUPTED
+        self.control.interrupt(reason)
 
     def finish(
         self, state: RunState, message: str, report: dict[str, object] | None = None, error: str = ""
@@ -232,9 +242,12 @@ def tracked_run(
         prefect_flow_run_id=prefect_id,
     )
     context = RunContext.create(registry, run)
-    with running(context):
+    with running(context), stop_signals.run_stops(context):
         try:
             yield context
+        except stop_signals.CommandInterrupted as exc:  # a second SIGTERM or Ctrl+C: stopped at once
+            context.finish(RunState.INTERRUPTED, stop_signals.interrupted_line(exc, exc.signum))
+            raise
         except BaseException as exc:
             context.finish(RunState.FAILED, str(exc) or type(exc).__name__, error=type(exc).__name__)
             raise

@@ -97,6 +97,8 @@ def write_stores(
                 else:
                     written = _write_batch(store, batch, run_id, merged, phase, recorded=recorded)
             phase.journal.forget(document_subject(*v) for v in document_versions(batch.documents))
+            if control is not None:
+                control.committed(len(batch.documents))
             superseded, removed = superseded + written.superseded, removed + written.entities_removed
     phase.journal.forget([subject, batch_subject(document_versions(documents))])
     return WriteOutcome(superseded, removed, len(batches))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
 from agrag.service.ask_command import ask
-from agrag.service.cli_support import Overrides, console, fail, on_data_dir, server_client
+from agrag.service.cli_support import Overrides, console, errors, fail, on_data_dir, server_client
 from agrag.service.evidence_commands import evidence
 from agrag.service.finalize_command import finalize
 from agrag.service.mcp_command import mcp
@@ -61,7 +61,8 @@ def ingest(
 
         ingest_on_server(server, folder, list(overrides or []), files=files, only=list(only or []))
         return
-    from agrag.components.errors import AgragError
+    from agrag.components.errors import AgragError, IngestInterruptedError
+    from agrag.flows import stop_signals
     from agrag.service.server.private_prefect import PrivatePrefectServerError, starting_prefect_api
 
     try:
@@ -71,8 +72,9 @@ def ingest(
         settings = load_settings()
         resolved = resolve_ingest_folder(folder, settings.agrag.files_root)  # a wrong path: before Prefect starts
         # Prefect's server loads while the rest of agrag is imported and the input checked: a typo, a wrong pattern
-        # or a missing LLM still fails before any flow runs (and stops it).
-        with starting_prefect_api() as prefect_ready:
+        # or a missing LLM still fails before any flow runs (and stops it). SIGTERM and Ctrl+C stop the run at a
+        # safe point and end the command with one line (flows/stop_signals.py).
+        with stop_signals.stopping_on_signals(), starting_prefect_api() as prefect_ready:
             from agrag.components.loaders.file_selection import select_in_folder
             from agrag.flows.ingest_flow import run_ingest
             from agrag.flows.progress import stage_lines
@@ -99,13 +101,28 @@ def ingest(
             prefect_ready()
             # A terminal gets progress bars; a pipe or a log file one line per stage (on stderr, as the bars).
             with stage_lines(None if sys.stderr.isatty() else sys.stderr):
-                report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty(), files=chosen)
+                try:
+                    report = run_ingest(folder, list(overrides or []), progress_bar=sys.stderr.isatty(), files=chosen)
+                except IngestInterruptedError as exc:
+                    if stop_signals.received() is None:
+                        raise
+                    _interrupted(exc, stop_signals.received())
+    except stop_signals.CommandInterrupted as exc:
+        _interrupted(exc, exc.signum)
     except (AgragError, PrivatePrefectServerError) as exc:
         fail(exc)
         return
     print_ingest_report(console, report)
     if files:
         console.print(file_status_table(report.files))
+
+
+def _interrupted(error: Any, signum: int | None) -> NoReturn:
+    """End a command a signal stopped: its one line on stderr, and the shell's exit code for that signal."""
+    from agrag.flows.stop_signals import interrupted_line
+
+    errors.print(interrupted_line(error, signum), markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(code=128 + signum if signum is not None else 1)
 
 
 @app.command()

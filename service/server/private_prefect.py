@@ -145,6 +145,11 @@ class PrivatePrefectServer:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
+                # Its own session: Ctrl+C in a terminal, `timeout` or a supervisor signal the whole process group,
+                # and a server that stopped first left the run's last state changes and events nowhere to go (two
+                # tracebacks and 100 s of retries). This process stops it when its flows are done; PDEATHSIG ends it
+                # if this process dies first.
+                start_new_session=True,
             )
         finally:
             sock.close()  # the child has its own copy

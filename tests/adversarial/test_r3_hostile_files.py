@@ -15,6 +15,7 @@ import io
 import logging
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -226,3 +227,78 @@ def test_r3_defect_9_agrag_ingest_shows_a_newline_in_a_file_name_escaped(
     assert "failed empty\\u000afile.md: empty file" in output and "good\\u000aname.md" in output
     assert not _lines_starting_with_the_name_tail(output), output
     assert stored_paths(data_dir, embedder) == {NEWLINE_NAME}, "the stored name stays exact"
+
+
+# defect 9: SIGTERM of a CLI ingestion: tracebacks and no summary
+
+
+def _start_ingest(folder: Path, data_dir: Path, cwd: Path) -> subprocess.Popen[str]:
+    """`agrag ingest` in a process group of its own (as a shell job), writing small commit batches."""
+    return subprocess.Popen(
+        [AGRAG, "ingest", str(folder), "ingest.write_batch_chunks=2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=cli_env(data_dir),
+        cwd=cwd,
+        start_new_session=True,
+    )
+
+
+def _read_until(process: subprocess.Popen[str], marker: str, timeout: float) -> list[str]:
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    assert process.stdout is not None
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            pytest.fail(f"agrag ended ({process.wait()}) before {marker!r}: {''.join(lines)}")
+        lines.append(line)
+        if marker in line:
+            return lines
+    pytest.fail(f"no {marker!r} within {timeout} s: {''.join(lines)}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.needs_prefect  # runs `agrag ingest` in a subprocess
+def test_r3_defect_9_sigterm_or_ctrl_c_ends_a_cli_ingest_with_one_summary_line_and_it_resumes(
+    sig: signal.Signals, tmp_path: Path, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    """The signal reaches the whole process group during the write stage, as from a terminal or a supervisor."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for source in EXAMPLES.iterdir():
+        (folder / source.name).write_bytes(source.read_bytes())
+    data_dir = tmp_path / "data"
+    process = _start_ingest(folder, data_dir, tmp_path)
+    try:
+        before = _read_until(process, "write started", timeout=240)
+        os.killpg(process.pid, sig)
+        signalled = time.monotonic()
+        rest, _ = process.communicate(timeout=60)
+        took = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    output = "".join(before) + rest
+    assert process.returncode == 128 + sig, output
+    assert "Traceback" not in output and "EventsWorker" not in output and "Error" not in output, output
+    summary = [line for line in rest.splitlines() if "interrupted" in line.lower()]
+    assert len(summary) == 1, rest
+    committed = r"(\d+ of 9 new or changed documents committed|before committing any of its 9 new or changed)"
+    assert re.search(committed, summary[0]), summary[0]
+    assert "the same command" in summary[0], summary[0]
+    assert took < 30, f"the run took {took:.1f} s to stop"
+    if sig == signal.SIGTERM:  # the same command resumes and ends with every file stored
+        again = subprocess.run(
+            [AGRAG, "ingest", str(folder)],
+            capture_output=True,
+            text=True,
+            env=cli_env(data_dir),
+            cwd=tmp_path,
+            timeout=300,
+            check=False,
+        )
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert len(stored_paths(data_dir, embedder)) == len(list(EXAMPLES.iterdir()))
