@@ -32,6 +32,10 @@ QDRANT_HNSW_EF_CONSTRUCT: Final = 100
 EDGE_INDEXING_THRESHOLD_KB: Final = 10_000
 EDGE_OVERSAMPLING: Final = 2.0
 
+# AGRAG_MIN_FREE_MB: free space a write needs on the data dir's disk. A commit batch of 200 chunks writes a few MB, and
+# Kùzu's checkpoint (when its log passes 16 MB) up to about twice its log: 64 MiB covers both with room to spare.
+DISK_MIN_FREE_MB: Final = 64
+
 # ingest.loader
 LOADER_MAX_FILE_BYTES: Final = 20 * 1024 * 1024
 # ingest.plan.limits: a file cut into more chunks is refused before extraction, as the FalkorDB toolkit's spec refuses

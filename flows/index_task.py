@@ -22,10 +22,15 @@ def index_vectors(store: KnowledgeStore, clock: StageClock) -> dict[str, int] | 
     """Run the ``index`` stage if a collection has points waiting; return the points of each collection it indexed.
 
     None when nothing was due (the stage is then not run, and not shown).
+
+    Raises:
+        NoSpaceLeftError: the disk lacks what indexing writes (``VectorStore.optimize_room``), checked first.
     """
     due = [c for c in VectorCollection if store.vectors(c).index_pending()]
     if not due:
         return None
+    names = ", ".join(c.value for c in due)
+    store.require_room(sum(store.vectors(c).optimize_room() for c in due), f"index the {names} vectors for search")
 
     def index() -> dict[str, int]:
         with store.writing():

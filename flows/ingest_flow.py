@@ -14,6 +14,7 @@ from prefect.client.schemas.objects import State
 from agrag.components.data_models.ingestion_run import RunKind
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.phase_key import document_subject
+from agrag.components.disk_space_errors import NOTHING_CHANGED
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import AgragError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
@@ -91,7 +92,10 @@ def ingest_into(
         LLMNotConfiguredError: the configuration needs an LLM and ``llm`` is None (raised before any work).
         StoreError: ``store`` was opened without a phase journal.
         IngestInterruptedError: ``control`` was cancelled; the next run resumes from the phase markers.
+        NoSpaceLeftError: the data dir's disk has less than ``AGRAG_MIN_FREE_MB`` free (checked before anything), or
+            less than a stage will write (checked before that stage).
     """
+    store.require_room(0, f"ingest {folder}", NOTHING_CHANGED)
     remember(config.ingest.ontology, store)  # the data dir keeps the ontology it was built with in force
     config = in_force(config, store)  # the configured ontology plus what set_ontology added to this data dir
     check_llm_needs(config.ingest, llm)

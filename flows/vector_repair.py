@@ -13,12 +13,48 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.stores.disk_space import BYTES_PER_POINT
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_store import VectorCollection, VectorStore
 from agrag.flows.vector_contents import CollectionContents, collection_contents
 from agrag.pipelines.store_factory import VectorDamage, vector_damage
 
 Progress = Callable[[str, int], None]
+REPAIR_KEPT = "No vector was written, and the graph is unchanged."
+
+
+@dataclass(frozen=True, slots=True)
+class RepairPlan:
+    """What ``repair_vectors`` will do: the damage found, the contents of each collection to rebuild, the disk room.
+
+    ``room`` is what the points written take (``BYTES_PER_POINT`` each); the repair needs it free above
+    ``AGRAG_MIN_FREE_MB`` (``KnowledgeStore.require_room``).
+    """
+
+    damage: tuple[VectorDamage, ...]
+    contents: tuple[CollectionContents, ...]
+
+    @property
+    def points(self) -> dict[str, int]:
+        """Points to write per collection."""
+        return {c.collection.value: len(c.ids) for c in self.contents}
+
+    @property
+    def room(self) -> int:
+        """Bytes of disk the points to write take."""
+        return BYTES_PER_POINT * sum(self.points.values())
+
+    @property
+    def doing(self) -> str:
+        """What the repair does, as the disk check's message says it."""
+        return "embed again " + ", ".join(f"{n} {name} vectors" for name, n in self.points.items())
+
+
+def plan_repair(store: KnowledgeStore, *, everything: bool = False) -> RepairPlan:
+    """Find the damaged collections (all three with ``everything``) and what rebuilding them writes; writes nothing."""
+    damage = tuple(vector_damage(store.graph, (store.chunks, store.entities, store.communities)))
+    todo = [c for c in VectorCollection if everything or any(d.collection is c for d in damage)]
+    return RepairPlan(damage, tuple(collection_contents(store.graph, c) for c in sorted(todo, key=lambda c: c.value)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,24 +90,30 @@ def repair_vectors(
     *,
     everything: bool = False,
     progress: Progress | None = None,
+    plan: RepairPlan | None = None,
 ) -> VectorRepair:
     """Embed again, from the graph, the collections that lack points (all three with ``everything``).
 
     Every point of a repaired collection is written again (an upsert by id, so points already there are replaced
     by the same), under ``store.writing()`` one slice at a time. Nothing is written when nothing is damaged and
-    ``everything`` is False.
+    ``everything`` is False, nor when the disk lacks the plan's room.
 
     Args:
         store: The open stores (opened with ``check_vectors=False``).
         embedder: The data dir's embedding model.
         everything: Rebuild every collection, damaged or not.
         progress: Told ``(collection, points written so far)`` after each slice.
+        plan: What ``plan_repair`` found (made here when None).
+
+    Raises:
+        NoSpaceLeftError: the disk lacks ``plan.room`` above ``AGRAG_MIN_FREE_MB``; checked before any write.
     """
-    damage = tuple(vector_damage(store.graph, (store.chunks, store.entities, store.communities)))
-    todo = {c for c in VectorCollection if everything or any(d.collection is c for d in damage)}
+    plan = plan or plan_repair(store, everything=everything)
+    if plan.contents:
+        store.require_room(plan.room, plan.doing, REPAIR_KEPT)
     tell = progress or (lambda _collection, _written: None)
     written = {
-        c.value: _embed_into(store, embedder, store.vectors(c), collection_contents(store.graph, c), tell)
-        for c in sorted(todo, key=lambda c: c.value)
+        contents.collection.value: _embed_into(store, embedder, store.vectors(contents.collection), contents, tell)
+        for contents in plan.contents
     }
-    return VectorRepair(damage, written)
+    return VectorRepair(plan.damage, written)

@@ -17,6 +17,7 @@ from agrag.components.data_models.graph_load import GraphLoad
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.phase_key import batch_subject, document_subject
 from agrag.components.data_models.resolution import MERGED, Resolution
+from agrag.components.stores.disk_space import BYTES_PER_POINT
 from agrag.components.stores.heap import release_free_heap
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD
@@ -66,7 +67,15 @@ def write_stores(
 
     A run of at least ``bulk_min_chunks`` chunks (None: never) into an empty graph is written as one batch instead,
     its graph by bulk copies in one transaction (``_bulk_write``): Kùzu's merges slow down as the graph grows.
+
+    Raises:
+        NoSpaceLeftError: the data dir's disk lacks what the whole stage will write (``BYTES_PER_POINT`` a vector
+            point, above ``AGRAG_MIN_FREE_MB``), checked before it writes anything; or a batch's own check failed.
     """
+    written_points = len(points.chunks) + len(points.entities)
+    store.require_room(
+        BYTES_PER_POINT * written_points, f"write {len(chunks)} chunks and {len(points.entities)} entity vectors"
+    )
     subject = resolution_subject(documents, phase)
     run_key = phase.key("run-id", subject)
     run_id = phase.journal.load(run_key)

@@ -92,6 +92,14 @@ class AgragSettings(BaseSettings):
         description="The most memory (MiB) the graph store's page cache may take; Kùzu would otherwise take up to "
         "about 80% of the machine's memory in every process.",
     )
+    min_free_mb: int = Field(
+        defaults.DISK_MIN_FREE_MB,
+        ge=0,
+        le=1_000_000,
+        description="Free space (MiB) the data dir's disk must have before agrag writes to it (a commit batch, a "
+        "delete, indexing, a repair); below it the write is refused with NoSpaceLeftError, so a full disk never "
+        "crashes a store. Stages that write more add their own estimate. 0 turns the floor off.",
+    )
     api_tokens: SecretStr | None = Field(
         None,
         description="Bearer tokens `agrag serve` accepts: `token1,token2` (each sees every document), or a JSON list "

@@ -14,11 +14,13 @@ from pydantic import SecretStr
 from agrag.components import defaults
 from agrag.components.data_models.embedder_backend import EmbedderBackend
 from agrag.components.data_models.vector_backend import VectorBackend
+from agrag.components.disk_space_errors import NOTHING_CHANGED, NoSpaceLeftError
 from agrag.components.embedders.hashed_text_encoder import MODEL_PREFIX as HASHED_PREFIX
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.embedders.sqlite_embedding_cache import SqliteEmbeddingCache
 from agrag.components.errors import ConfigError, CorruptedStoreError, NothingIngestedError, StoreError, StoreLockedError
 from agrag.components.stores.data_dir_lock import DataDirLock
+from agrag.components.stores.disk_space import MIB, READ_MARGIN, DiskSpace, is_disk_full
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.json_ontology_store import JsonOntologyStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
@@ -67,6 +69,18 @@ def open_embedding_cache(settings: AgragSettings, config: EmbedderConfig) -> Sql
     )
 
 
+def disk_space(settings: AgragSettings) -> DiskSpace:
+    """The disk of the settings' data dir, with the free space a write needs (``AGRAG_MIN_FREE_MB``)."""
+    return DiskSpace(settings.data_dir, settings.min_free_mb * MIB)
+
+
+def open_room(settings: AgragSettings, config: VectorStoreConfig) -> int:
+    """Bytes of free disk opening the data dir takes: ``READ_MARGIN``, and what its Qdrant Edge shards allocate."""
+    if not isinstance(config, EdgeVectorStoreConfig):
+        return READ_MARGIN
+    return READ_MARGIN + sum(QdrantEdgeVectorStore.open_room(settings.vectors_dir / c.value) for c in VectorCollection)
+
+
 def open_vector_store(
     collection: VectorCollection,
     config: VectorStoreConfig,
@@ -83,6 +97,7 @@ def open_vector_store(
             rrf_k,
             KEYWORD_FIELDS[collection],
             settings=config.shard_settings(),
+            space=disk_space(settings),
         )
     assert isinstance(config, QdrantVectorStoreConfig)
     if not settings.qdrant_url and settings.qdrant_path is None:
@@ -205,11 +220,11 @@ def _open_collection(
     """Open one collection; a Qdrant Edge shard that cannot be opened is damage.
 
     With ``set_aside`` (``agrag repair``) such a shard is renamed ``<name>.damaged-<time>`` and made anew, empty,
-    for the repair to fill.
+    for the repair to fill. A full disk is not damage: that shard stays where it is.
     """
     try:
         return open_vector_store(collection, config, settings, dimension, rrf_k)
-    except StoreLockedError:
+    except (StoreLockedError, NoSpaceLeftError):
         raise
     except StoreError as exc:
         if not isinstance(config, EdgeVectorStoreConfig):
@@ -219,6 +234,8 @@ def _open_collection(
                 settings.data_dir, f"the {collection.value} vectors cannot be opened ({exc})", REPAIR_FIX
             ) from exc
     shard = settings.vectors_dir / collection.value
+    making = f"make a new {collection.value} vector store in place of the damaged one"
+    disk_space(settings).require_to_write(making, kept=NOTHING_CHANGED)
     shard.rename(shard.with_name(f"{shard.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"))
     return open_vector_store(collection, config, settings, dimension, rrf_k)
 
@@ -253,7 +270,27 @@ def open_knowledge_store(
         CorruptedStoreError: the graph file is damaged, or a vector collection lacks points the graph says it holds;
             the message says how to repair it.
         StoreLockedError: another process holds the data dir.
+        NoSpaceLeftError: the data dir's disk lacks the room opening it takes (``open_room``); nothing was changed.
     """
+    space = disk_space(settings)
+    space.require(open_room(settings, vector_store), "open the data dir")
+    try:
+        return _open_knowledge_store(settings, vector_store, embedder, retrieval, space, check_vectors=check_vectors)
+    except StoreError as exc:
+        if is_disk_full(exc) and not isinstance(exc, NoSpaceLeftError):  # not damage: Kùzu or SQLite met a full disk
+            raise space.ran_out("open the data dir", NOTHING_CHANGED) from exc
+        raise
+
+
+def _open_knowledge_store(
+    settings: AgragSettings,
+    vector_store: VectorStoreConfig,
+    embedder: SentenceTransformersTextEmbedder,
+    retrieval: RetrievalSettings | None,
+    space: DiskSpace,
+    *,
+    check_vectors: bool,
+) -> KnowledgeStore:
     rrf_k = (retrieval or load_retrieval_settings()).rrf_k
     with ExitStack() as opened:
         lock = DataDirLock(settings.data_dir)
@@ -285,6 +322,7 @@ def open_knowledge_store(
         journal=journal,
         ontology=JsonOntologyStore(settings.data_dir / ONTOLOGY_FILE),
         spec=store_spec(settings, vector_store, embedder.model, rrf_k),
+        space=space,
     )
     register_store(knowledge)  # components holding its spec resolve to it, never open the data dir twice
     return knowledge

@@ -7,11 +7,14 @@ in-process only: when ``agrag serve`` holds the data dir, stop the server first 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agrag.service.cli_support import console, fail, server_client
+
+if TYPE_CHECKING:
+    from agrag.pipelines.runtime import Runtime
 
 Overrides = Annotated[
     list[str] | None,
@@ -37,15 +40,18 @@ def repair(
             )
         )
     try:
-        from agrag.flows.vector_repair import repair_vectors  # noqa: PLC0415
+        from agrag.flows.vector_repair import plan_repair, repair_vectors  # noqa: PLC0415
         from agrag.pipelines.runtime import open_runtime  # noqa: PLC0415
 
         with open_runtime(list(overrides or []), check_vectors=False) as runtime:
+            plan = plan_repair(runtime.store, everything=everything)
+            if plan.contents:
+                console.print(_room_line(runtime, plan.room, plan.doing), markup=False, highlight=False)
             embedder = runtime.ingest_embedder(progress_bar=False)
             done = repair_vectors(
                 runtime.store,
                 embedder,
-                everything=everything,
+                plan=plan,
                 progress=lambda name, n: console.print(f"{name}: {n} points written", markup=False),
             )
             counts = runtime.store.counts()
@@ -68,3 +74,16 @@ def repair(
         console.print(
             f"A shard that could not be opened was kept at {folder}; delete it when no longer needed.", markup=False
         )
+
+
+def _room_line(runtime: Runtime, room: int, doing: str) -> str:
+    """What the repair will write and the disk room it needs, said before it starts (it stops here without it)."""
+    from agrag.components.disk_space_errors import size_text  # noqa: PLC0415
+
+    space = runtime.store.space
+    if space is None:
+        return f"Repair: {doing}."
+    free = space.free()
+    have = f"{size_text(free)} free" if free is not None else "no size limit"
+    needed = size_text(space.min_free + room)
+    return f"Repair: {doing}; this needs about {needed} free on the disk of {space.data_dir} ({have})."

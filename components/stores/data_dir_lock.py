@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -49,11 +50,17 @@ class DataDirLock:
             holder = handle.read()
             handle.close()
             raise StoreLockedError(self._held_by(holder)) from None
-        handle.seek(0)
-        handle.truncate()
         command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]]) if sys.argv else "python"
-        handle.write(json.dumps({"pid": os.getpid(), "command": command, "since": time.strftime("%Y-%m-%d %H:%M:%S")}))
-        handle.flush()
+        holder = json.dumps({"pid": os.getpid(), "command": command, "since": time.strftime("%Y-%m-%d %H:%M:%S")})
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(holder)
+            handle.flush()
+        except OSError as exc:  # a full disk: the lock is held all the same, only its holder's name is not written
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                handle.close()
+                raise
         self._file = handle
 
     def release(self) -> None:

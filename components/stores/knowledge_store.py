@@ -9,7 +9,9 @@ from types import TracebackType
 
 from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.data_models.retirement import Retirement
+from agrag.components.disk_space_errors import COMMITTED_STAYS
 from agrag.components.stores.data_dir_lock import DataDirLock
+from agrag.components.stores.disk_space import DiskSpace
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.json_ontology_store import JsonOntologyStore
 from agrag.components.stores.read_write_lock import ReadWriteLock
@@ -49,6 +51,7 @@ class KnowledgeStore:
     ontology: JsonOntologyStore | None = None
     rw_lock: ReadWriteLock = field(default_factory=ReadWriteLock)
     spec: StoreSpec | None = None  # how another process opens this data dir (serialized pipelines hold it)
+    space: DiskSpace | None = None  # the data dir's disk: every write first checks its free space
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -67,10 +70,29 @@ class KnowledgeStore:
 
         Hold it only around store writes, never around slow work (loading, extraction, embedding, LLM calls):
         every request waits while it is held. Reentrant. A thread that holds ``reading()`` cannot take it
-        (``RuntimeError``).
+        (``RuntimeError``). Taking it checks the disk first: ``NoSpaceLeftError`` when less than ``space.min_free``
+        is free, before anything is written.
         """
+        outermost = not self.rw_lock.write_held
+        with self.rw_lock.write():
+            if outermost and self.space is not None:
+                self.space.require_to_write("write to the data dir")
+            yield
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the write side without writing (to close the stores once requests end): no disk check."""
         with self.rw_lock.write():
             yield
+
+    def require_room(self, needed: int, doing: str, kept: str = COMMITTED_STAYS) -> None:
+        """Refuse ``doing`` with ``NoSpaceLeftError`` unless the disk has ``needed`` bytes free above ``min_free``.
+
+        For a stage that writes more than one commit batch can (a whole write stage, indexing, a repair), before it
+        starts; ``kept`` says what stays (the message's middle sentence).
+        """
+        if self.space is not None:
+            self.space.require_to_write(doing, needed, kept)
 
     def vectors(self, collection: VectorCollection) -> VectorStore:
         """The open vector store of ``collection``."""
@@ -119,7 +141,7 @@ class KnowledgeStore:
         the stores close.
         """
         unregister_store(self)  # no component may resolve its spec to stores being closed
-        with self.writing(), ExitStack() as closing:
+        with self.exclusive(), ExitStack() as closing:  # not writing(): closing needs no free space
             if self.lock is not None:
                 closing.callback(self.lock.release)  # runs last: the stores are closed before another may open
             closing.callback(self.graph.close)

@@ -25,7 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agrag.components.disk_space_errors import NOTHING_CHANGED
 from agrag.components.errors import CorruptedStoreError, StoreError, StoreLockedError
+from agrag.components.stores.disk_space import DiskSpace
 
 FINGERPRINT_SUFFIX = ".agrag-open-check"
 WAL_SUFFIX = ".wal"
@@ -98,6 +100,8 @@ class KuzuOpenCheck:
                 f"The graph store {self.path} is in use by another process. Stop the other agrag process (ingest or "
                 "server) or point AGRAG_DATA_DIR elsewhere."
             )
+        if "no space left" in reason.lower():  # not damage: the disk is full
+            raise DiskSpace(self.path.parent).ran_out("check the graph file", NOTHING_CHANGED)
         if child.returncode < 0:
             reason = f"Kùzu crashed opening it (signal {-child.returncode})"
         raise CorruptedStoreError(

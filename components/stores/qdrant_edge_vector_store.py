@@ -13,6 +13,7 @@ from agrag.components import defaults
 from agrag.components.data_models.edge_shard_settings import EdgeShardSettings
 from agrag.components.data_models.qdrant_collection_settings import VectorQuantization
 from agrag.components.errors import StoreError, StoreLockedError
+from agrag.components.stores.disk_space import MIB, DiskSpace, is_disk_full, memory_backed
 from agrag.components.stores.heap import release_free_heap
 from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
@@ -25,6 +26,7 @@ from agrag.components.stores.qdrant_common import (
     settle_ties,
     stored_points,
 )
+from agrag.components.stores.qdrant_edge_files import back_populated, populated_holes, segments_size
 from agrag.components.stores.vector_store import (
     PayloadFilter,
     QueryLeg,
@@ -36,6 +38,12 @@ from agrag.components.stores.vector_store import (
 
 UPSERT_SLICE = 500  # points per shard update (one WAL entry each)
 FLOAT_BYTES = 4
+# What indexing writes besides its copy of the growing segment: a new growing segment's preallocated files (a
+# 32 MiB vector chunk, payload index pages and flags), allocated whole on a memory-backed disk.
+NEW_SEGMENT_ROOM = 48 * MIB
+# What making a shard writes: 1 MB, and 2 MB more per keyword index (measured: 5.1 MB with two); and one index.
+CREATE_ROOM = 8 * MIB
+INDEX_ROOM = 4 * MIB
 
 
 def _conditions(pairs: tuple[tuple[str, str | int | tuple[str, ...]], ...]) -> list[Any]:
@@ -81,8 +89,10 @@ class QdrantEdgeVectorStore:
         keyword_fields: Sequence[str] = (),
         *,
         settings: EdgeShardSettings | None = None,
+        space: DiskSpace | None = None,
     ) -> None:
         self._path = Path(path)
+        self._space = space or DiskSpace(self._path)  # the data dir's, for what its errors say
         self._settings = settings = settings or EdgeShardSettings()
         self._collection = collection
         self._dimension = dimension
@@ -94,7 +104,11 @@ class QdrantEdgeVectorStore:
         # The shard is safe for concurrent reads; writes are serialized here so flush/close never race them.
         self._lock = threading.Lock()
         self._shard = self._open()
-        self._index(keyword_fields)
+        try:
+            self._index(keyword_fields)
+        except StoreError:
+            self._shard.close()  # or the shard's lock outlives this failed open
+            raise
 
     @property
     def collection(self) -> VectorCollection:
@@ -120,14 +134,19 @@ class QdrantEdgeVectorStore:
 
     def _open(self) -> qe.EdgeShard:
         config = self._config()
+        exists = (self._path / "segments").exists()
+        if not exists:
+            self._space.require(CREATE_ROOM, f"make a new vector store at {self._path}")
         try:
-            if (self._path / "segments").exists():
+            if exists:
                 shard = qe.EdgeShard.load(str(self._path), config)
                 release_free_heap()  # what replaying the WAL allocated and freed
                 return shard
             self._path.mkdir(parents=True, exist_ok=True)
             return qe.EdgeShard.create(str(self._path), config)
         except Exception as exc:  # qdrant_edge raises bare Exception
+            if is_disk_full(exc):
+                raise self._full("open the vector store") from exc
             if "WouldBlock" in str(exc):
                 raise StoreLockedError(
                     f"The vector store at {self._path} is open in another process or elsewhere in this one. "
@@ -135,12 +154,31 @@ class QdrantEdgeVectorStore:
                 ) from exc
             raise StoreError(f"Could not open the Qdrant Edge shard at {self._path}: {exc}") from exc
 
+    @staticmethod
+    def open_room(path: Path) -> int:
+        """Bytes of free disk that opening the shard at ``path`` takes (0 unless it is on a memory-backed disk).
+
+        An open reads its in-memory files whole, which on tmpfs allocates their holes (``qdrant_edge_files``); a
+        shard closed by agrag has none left there, one copied or killed in a write may have tens of MB.
+        """
+        return populated_holes(path) if Path(path).exists() and memory_backed(path) else 0
+
+    def optimize_room(self) -> int:
+        """Bytes of free disk ``optimize`` may take: a copy of the segments' data and a new growing segment."""
+        return 2 * segments_size(self._path) + NEW_SEGMENT_ROOM
+
+    def _full(self, doing: str) -> StoreError:
+        """The error for a full disk met while ``doing`` (the shard keeps what its write-ahead log committed)."""
+        return self._space.ran_out(f"{doing} at {self._path}")
+
     def _index(self, fields: Sequence[str]) -> None:
         # Without a payload index, a filtered query scans every point (24 ms instead of under 1 ms at 10k chunks).
         indexed = set(self._shard.info().payload_schema)
-        for field in fields:
-            if field not in indexed:
-                self._update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword), "index")
+        missing = [field for field in fields if field not in indexed]
+        if missing:
+            self._space.require(INDEX_ROOM * len(missing), f"index {', '.join(missing)} in the vector store")
+        for field in missing:
+            self._update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword), "index")
 
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""
@@ -186,6 +224,8 @@ class QdrantEdgeVectorStore:
             with self._lock:
                 return bool(self._shard.optimize())
         except Exception as exc:
+            if is_disk_full(exc):
+                raise self._full("index the vector store") from exc
             raise StoreError(f"Could not index the Qdrant Edge shard at {self._path}: {exc}") from exc
 
     def _update(self, operation: qe.UpdateOperation, what: str) -> None:
@@ -193,6 +233,8 @@ class QdrantEdgeVectorStore:
             with self._lock:
                 self._shard.update(operation)
         except Exception as exc:
+            if is_disk_full(exc):
+                raise self._full(f"{what} the vector store") from exc
             raise StoreError(f"Could not {what} the Qdrant Edge shard at {self._path}: {exc}") from exc
 
     def query(
@@ -311,10 +353,17 @@ class QdrantEdgeVectorStore:
         return int(self._shard.info().points_count)
 
     def close(self) -> None:
-        """Flush and release the shard."""
+        """Flush and release the shard; on a memory-backed disk, allocate what its next open would (see ``open_room``).
+
+        That allocation is best effort: without room for it, the next open says how much it needs instead.
+        """
         with self._lock:
             try:
                 self._shard.flush()
                 self._shard.close()
             except Exception as exc:
+                if is_disk_full(exc):
+                    raise self._full("flush the vector store") from exc
                 raise StoreError(f"Could not close the Qdrant Edge shard at {self._path}: {exc}") from exc
+        if memory_backed(self._path):
+            back_populated(self._path)

@@ -298,6 +298,10 @@ class QdrantServerVectorStore:
         """Nothing to do: the server indexes by itself (``index_pending`` is always False)."""
         return False
 
+    def optimize_room(self) -> int:
+        """0: the server indexes on its own disk."""
+        return 0
+
     def close(self) -> None:
         """Release the client (and, in local mode, its folder lock)."""
         self._client.close()

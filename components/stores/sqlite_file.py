@@ -8,7 +8,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from agrag.components.disk_space_errors import NoSpaceLeftError
 from agrag.components.errors import AgragError
+from agrag.components.stores.disk_space import DiskSpace, is_disk_full
 
 
 class SqliteFile:
@@ -44,6 +46,7 @@ class SqliteFile:
 
         Raises:
             AgragError: of the given type, when the file cannot be created or opened.
+            NoSpaceLeftError: the disk is full (opening it, or a statement of the block).
         """
         with self._lock:
             if self._db is None:
@@ -53,9 +56,16 @@ class SqliteFile:
                     for statement in self._schema:
                         db.execute(statement)
                 except (OSError, sqlite3.Error) as exc:
+                    if is_disk_full(exc):
+                        raise DiskSpace(self.path.parent).ran_out(f"open the {self._what}") from exc
                     raise self._error(f"Cannot use the {self._what} at {self.path}: {exc}.") from exc
                 self._db = db
-            yield self._db
+            try:
+                yield self._db
+            except Exception as exc:  # SQLite's "database or disk is full", however the block wrapped it
+                if is_disk_full(exc) and not isinstance(exc, NoSpaceLeftError):
+                    raise DiskSpace(self.path.parent).ran_out(f"write the {self._what}") from exc
+                raise
 
     def close(self) -> None:
         """Close the file, if it was opened."""

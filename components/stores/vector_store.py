@@ -157,6 +157,10 @@ class VectorStore(Protocol):
         """Index for search what ``index_pending`` says waits; True if anything was indexed."""
         ...
 
+    def optimize_room(self) -> int:
+        """Bytes of the data dir's disk ``optimize`` may write (0 where the engine indexes on its own disk)."""
+        ...
+
     def close(self) -> None:
         """Flush and release the store."""
         ...

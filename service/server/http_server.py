@@ -142,7 +142,7 @@ def _stop(runtime: Runtime, queue: ServedQueue | None, shutdown_seconds: float) 
             queue.shutdown(shutdown_seconds)
     finally:
         try:
-            with runtime.store.writing():  # a request still running (past the graceful time) finishes first
+            with runtime.store.exclusive():  # a request still running (past the graceful time) finishes first
                 runtime.close()
         finally:
             remove_server_file(runtime.data_dir)

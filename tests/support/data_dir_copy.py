@@ -27,15 +27,29 @@ def copy_sparse(source: str | os.PathLike[str], target: str | os.PathLike[str]) 
                     break
                 raise
             end = os.lseek(reader.fileno(), start, os.SEEK_HOLE)
-            while start < end:
-                copied = os.copy_file_range(reader.fileno(), writer.fileno(), end - start, start, start)
-                if copied == 0:
-                    break
-                start += copied
+            _copy_range(reader.fileno(), writer.fileno(), start, end)
             position = end
         writer.truncate(size)
     shutil.copystat(source, target)
     return str(target)
+
+
+def _copy_range(reader: int, writer: int, start: int, end: int) -> None:
+    """Copy bytes ``start:end`` in place; by reads and writes where the kernel copies nothing between the two disks."""
+    try:
+        while start < end:
+            copied = os.copy_file_range(reader, writer, end - start, start, start)
+            if copied == 0:
+                return
+            start += copied
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+        while start < end:
+            block = os.pread(reader, min(end - start, 1 << 20), start)
+            if not block:
+                return
+            start += os.pwrite(writer, block, start)
 
 
 def copy_data_dir(source: Path, target: Path) -> Path:

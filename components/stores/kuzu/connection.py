@@ -18,6 +18,7 @@ import kuzu
 import pyarrow as pa
 
 from agrag.components.errors import ConfigError, StoreError, StoreLockedError
+from agrag.components.stores.disk_space import DiskSpace, is_disk_full
 from agrag.components.stores.graph_store import GENERATION_KEY
 from agrag.components.stores.kuzu import schema_cypher as cy
 from agrag.components.stores.kuzu.arrow_rows import arrow_columns, columns_of, release_arrow_memory
@@ -70,6 +71,8 @@ class KuzuConnection:
             self._db = kuzu.Database(str(self._path), buffer_pool_size=(buffer_pool_mb or 0) * MB, read_only=read_only)
             self._conn = kuzu.Connection(self._db)  # the write connection
         except RuntimeError as exc:
+            if is_disk_full(exc):  # replaying a log left by a killed writer writes
+                raise DiskSpace(self._path.parent).ran_out("open the graph") from exc
             if "lock" in str(exc).lower():
                 raise StoreLockedError(
                     f"The graph store {self._path} is in use by another process. Stop the other agrag process "
@@ -137,6 +140,8 @@ class KuzuConnection:
                     return [], []
                 columns, rows = list(result.get_column_names()), result.get_all()
         except RuntimeError as exc:
+            if is_disk_full(exc):  # Kùzu rolls the statement back: what was committed stays
+                raise DiskSpace(self._path.parent).ran_out("write the graph" if write else "query the graph") from exc
             raise StoreError(f"Kùzu query failed on {self._path}: {exc}{self._hint(exc)}") from exc
         return columns, [list(row) for row in rows]
 

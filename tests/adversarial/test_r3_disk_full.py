@@ -1,0 +1,326 @@
+"""Full disks (issue 43, defect 5): a typed NoSpaceLeftError before and during writes, reads that need no room.
+
+A hostile probe filled the disk of a data dir: with 1 MB free, `agrag ingest`, `agrag status` and `agrag search`
+died with SIGBUS (exit 135) opening the Qdrant Edge shards, and `agrag repair` with 76 MB free filled the disk with a
+set-aside copy. Here each test mounts a small tmpfs (root only; skipped elsewhere, with the reason), restores a
+data dir of two example notes into it, fills the disk with a file at a chosen moment and runs the real `agrag` in a
+subprocess (a SIGBUS kills only the child), with Prefect's home on another disk. A tmpfs is the harder case: reading
+a hole of a mapped file allocates the page there, so opening a shard takes room that ext4 would not ask for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agrag.components.disk_space_errors import size_text
+from agrag.components.stores.disk_space import BYTES_PER_POINT, free_bytes, memory_backed
+from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.vector_store import VectorCollection
+from agrag.flows.ingest_flow import ingest_into
+from agrag.pipelines.runtime import open_runtime
+from tests.conftest import EXAMPLES, REPO
+from tests.service.mcp.conftest import call, client
+from tests.service.server.test_serve_command import Serve
+from tests.support.data_dir_copy import copy_data_dir
+from tests.support.fill_during_write import fill
+from tests.support.isolated_settings import isolated_settings
+
+# Each test runs `agrag` in subprocesses (about 4 s of CPU each) on a tmpfs it mounts.
+pytestmark = [pytest.mark.slow, pytest.mark.needs_prefect]
+
+AGRAG = str(Path(sys.executable).with_name("agrag"))
+HASHED = "embedder=hashed"  # no model to load: each command starts in seconds
+QUESTION = "Who wrote the Orion Planner?"
+NOTES = ("orion_planner.md", "team.md")
+MORE_NOTES = ("vega_perception.md", "release_2_4.md", "incidents.md")
+DISK_MB = 320
+MB = 1024 * 1024
+ADMIN = "admin-token-0123456789abcdef"
+BUS_ERROR = 135
+
+
+@dataclass
+class SmallDisk:
+    """A tmpfs of ``DISK_MB`` with a data dir on it, and a filler file that takes the rest of its room."""
+
+    root: Path
+    prefect_home: Path
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def filler(self) -> Path:
+        return self.root / "filler"
+
+    def restore(self, pristine: Path) -> Path:
+        """Put a copy of ``pristine`` (holes kept) on the disk as its data dir."""
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+        return copy_data_dir(pristine, self.data_dir)
+
+    def ingest_here(self, folder: Path) -> None:
+        """Ingest ``folder`` into a new data dir on this disk (in this process, while the disk has room)."""
+        with open_runtime([HASHED], isolated_settings(self.data_dir), require_data=False) as runtime:
+            ingest_into(str(folder), runtime.config, runtime.store, runtime.ingest_embedder())
+
+    def documents(self) -> int:
+        """How many documents the data dir holds, read in this process (every vector collection checked)."""
+        with open_runtime([HASHED], isolated_settings(self.data_dir)) as runtime:
+            return runtime.store.graph.counts()["Document"]
+
+    def fill(self, leave: int) -> None:
+        """Take every byte of the disk but ``leave``."""
+        fill(str(self.filler), leave)
+        free = self.free()
+        assert leave - MB // 4 <= free <= leave, free
+
+    def empty(self) -> None:
+        self.filler.unlink(missing_ok=True)
+
+    def free(self) -> int:
+        free = free_bytes(self.root)
+        assert free is not None
+        return free
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """A user's shell with the data dir on this disk and Prefect's home elsewhere."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_", "PREFECT_API_"))}
+        env.pop("COLUMNS", None)
+        return {**env, "AGRAG_DATA_DIR": str(self.data_dir), "PREFECT_HOME": str(self.prefect_home), **extra}
+
+    def agrag(self, *args: str, prefix: tuple[str, ...] = (AGRAG,), **extra: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [*prefix, *args],
+            capture_output=True,
+            text=True,
+            env=self.env(**extra),
+            cwd=self.root.parent,
+            timeout=180,
+            check=False,
+        )
+        assert done.returncode != BUS_ERROR and "Bus error" not in done.stderr, (args, done.stderr[-2000:])
+        assert "Traceback" not in done.stderr, (args, done.stderr[-3000:])
+        return done
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def notes(tmp_path: Path) -> Path:
+    """A folder of the two example notes."""
+    folder = tmp_path / "notes"
+    folder.mkdir(exist_ok=True)
+    for name in NOTES:
+        shutil.copy(EXAMPLES / name, folder / name)
+    return folder
+
+
+def more_notes(folder: Path) -> Path:
+    """``folder`` with one note changed and three new ones: what an ingestion after the first would write."""
+    for name in MORE_NOTES:
+        shutil.copy(EXAMPLES / name, folder / name)
+    with (folder / "team.md").open("a", encoding="utf-8") as note:
+        note.write("\nIrene Alvarez joined the planning team in Lyon to work on the Orion Planner.\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory, prefect_harness: None) -> Path:
+    """Two example notes ingested with the hashed embedder, on the ordinary disk (the shards' files keep holes)."""
+    root = tmp_path_factory.mktemp("disk-full")
+    data_dir = root / "data"
+    with open_runtime([HASHED], isolated_settings(data_dir), require_data=False) as runtime:
+        ingest_into(str(notes(root)), runtime.config, runtime.store, runtime.ingest_embedder())
+    return data_dir
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[SmallDisk]:
+    """A fresh tmpfs mounted for this test (as root), unmounted after it."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs to fill needs root")
+    root = tmp_path / "disk"
+    root.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", f"size={DISK_MB}m", "tmpfs", str(root)]
+    mounted = subprocess.run(mount, capture_output=True, text=True, check=False)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        assert memory_backed(root)
+        yield SmallDisk(root, tmp_path / "prefect")
+    finally:
+        subprocess.run(["umount", "-l", str(root)], check=False)
+
+
+def test_r3_defect_5_reads_work_on_a_full_disk(disk: SmallDisk, prefect_harness: None, tmp_path: Path) -> None:
+    disk.ingest_here(notes(tmp_path))  # its shards written, never opened since
+    disk.fill(leave=MB)
+    status = disk.agrag("status", "--json", HASHED)
+    search = disk.agrag("search", QUESTION, "--json", HASHED)
+    documents = disk.agrag("documents", HASHED)
+    discover = disk.agrag("evidence", "discover", "Orion Planner", HASHED)
+    assert [status.returncode, search.returncode, documents.returncode, discover.returncode] == [0, 0, 0, 0], (
+        status.stderr + search.stderr + documents.stderr + discover.stderr
+    )
+    assert json.loads(status.stdout)["documents"] == len(NOTES)
+    assert "Maria Chen" in search.stdout
+    assert "orion_planner.md" in flat(documents.stdout) and "team.md" in flat(documents.stdout)
+    assert "Orion Planner" in discover.stdout
+    assert disk.free() > MB // 2  # reads took at most a few pages
+
+
+def test_r3_defect_5_a_data_dir_that_needs_room_to_open_is_refused_with_the_room_not_a_crash(
+    disk: SmallDisk, pristine: Path
+) -> None:
+    # Copied here and never opened on this disk: opening its shards would allocate their holes (tens of MB).
+    disk.restore(pristine)
+    needed = sum(QdrantEdgeVectorStore.open_room(disk.data_dir / "vectors" / c.value) for c in VectorCollection)
+    assert needed > 10 * MB
+    disk.fill(leave=MB)
+    refused = disk.agrag("status", HASHED)
+    assert refused.returncode == 1
+    message = flat(refused.stderr)
+    assert "Not enough free disk space to open the data dir" in message, message
+    assert f"on the disk of {disk.data_dir}" in message and "Nothing was changed" in message
+    assert "Free at least" in message and "AGRAG_DATA_DIR" in message
+    assert "damaged" not in message
+    disk.empty()
+    status = disk.agrag("status", "--json", HASHED)
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["documents"] == len(NOTES)
+
+
+def test_r3_defect_5_an_ingestion_on_a_full_disk_is_refused_before_it_writes(
+    disk: SmallDisk, prefect_harness: None, tmp_path: Path
+) -> None:
+    from prefect.settings import PREFECT_API_URL
+
+    folder = notes(tmp_path)
+    disk.ingest_here(folder)
+    disk.fill(leave=MB)
+    refused = disk.agrag("ingest", str(more_notes(folder)), HASHED, PREFECT_API_URL=str(PREFECT_API_URL.value()))
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    message = flat(refused.stderr)
+    assert "Not enough free disk space to ingest" in message, message
+    assert "it needs about 64 MB free" in message and "Nothing was changed" in message
+    disk.empty()
+    assert disk.documents() == len(NOTES)
+
+
+def test_r3_defect_5_a_disk_that_fills_during_the_write_stage_stops_it_with_a_typed_error(
+    disk: SmallDisk, prefect_harness: None, tmp_path: Path
+) -> None:
+    from prefect.settings import PREFECT_API_URL
+
+    disk.ingest_here(notes(tmp_path))
+    folder = str(more_notes(tmp_path / "notes"))
+    api = str(PREFECT_API_URL.value())
+    # another program takes all but 1 MB right after the first commit batch
+    filling = (sys.executable, "-m", "tests.support.fill_during_write", "commit_documents:1", str(disk.filler), str(MB))
+    batches = "ingest.write_batch_chunks=2"
+    stopped = disk.agrag("ingest", folder, HASHED, batches, prefix=filling, PREFECT_API_URL=api, PYTHONPATH=str(REPO))
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    message = flat(stopped.stderr)
+    assert "Not enough free disk space to write to the data dir" in message, message
+    assert "everything committed before stays" in message
+    disk.empty()
+    again = disk.agrag("ingest", folder, HASHED, "ingest.write_batch_chunks=2", PREFECT_API_URL=api)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "0 failed" in again.stdout
+    assert disk.documents() == len(NOTES) + len(MORE_NOTES)
+
+
+def test_r3_defect_5_repair_says_the_room_it_needs_and_refuses_without_it(
+    disk: SmallDisk, prefect_harness: None, tmp_path: Path
+) -> None:
+    disk.ingest_here(notes(tmp_path))
+    with open_runtime([HASHED], isolated_settings(disk.data_dir)) as runtime:
+        chunk_points = runtime.store.chunks.count()
+    shutil.rmtree(disk.data_dir / "vectors" / "chunks")  # the chunk vectors are lost
+    disk.fill(leave=MB)  # not even room to make a new chunk store: refused before anything is made
+    refused = disk.agrag("repair", HASHED)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    message = flat(refused.stderr)
+    assert "Not enough free disk space to make a new vector store" in message and "Nothing was changed" in message
+    assert not (disk.data_dir / "vectors" / "chunks").exists()
+    disk.empty()
+    # Room to make the new chunk store (8 MB), not for AGRAG_MIN_FREE_MB=16 and what the repair writes on top.
+    disk.fill(leave=12 * MB)
+    refused = disk.agrag("repair", HASHED, AGRAG_MIN_FREE_MB="16")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    needs = size_text(16 * MB + chunk_points * BYTES_PER_POINT)
+    said = flat(refused.stdout)
+    assert f"Repair: embed again {chunk_points} chunks vectors; this needs about {needs} free on the disk of" in said
+    message = flat(refused.stderr)
+    assert f"Not enough free disk space to embed again {chunk_points} chunks vectors" in message, message
+    assert "No vector was written" in message
+    assert not list((disk.data_dir / "vectors").glob("*.damaged-*"))
+    disk.empty()
+    repaired = disk.agrag("repair", HASHED)
+    assert repaired.returncode == 0, repaired.stderr
+    assert f"Repaired: embedded again {chunk_points} chunks" in flat(repaired.stdout)
+    assert disk.documents() == len(NOTES)  # opened with every vector collection checked against the graph
+
+
+def test_r3_defect_5_open_room_is_what_opening_a_shard_allocates_on_tmpfs(disk: SmallDisk, pristine: Path) -> None:
+    disk.restore(pristine)
+    for collection in VectorCollection:
+        shard = disk.data_dir / "vectors" / collection.value
+        said = QdrantEdgeVectorStore.open_room(shard)
+        before = disk.free()
+        store = QdrantEdgeVectorStore(shard, collection, 384)
+        took = before - disk.free()
+        assert said - MB // 4 <= took <= said + MB // 4, (collection, said, took)
+        store.close()  # allocates what the next open would
+        assert QdrantEdgeVectorStore.open_room(shard) == 0
+        before = disk.free()
+        QdrantEdgeVectorStore(shard, collection, 384).close()
+        assert before - disk.free() <= MB // 4, collection
+
+
+def test_r3_defect_5_http_and_mcp_reads_work_on_a_full_disk(
+    disk: SmallDisk, prefect_harness: None, tmp_path: Path
+) -> None:
+    from prefect.settings import PREFECT_API_URL
+
+    disk.ingest_here(notes(tmp_path))
+    disk.fill(leave=MB)
+    serve = Serve(
+        disk.data_dir,
+        HASHED,
+        env=disk.env(AGRAG_API_TOKENS=ADMIN, PREFECT_API_URL=str(PREFECT_API_URL.value())),
+    )
+    try:
+        url = serve.started()
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60) as http:
+            status = http.get("/v1/status")
+            search = http.post("/v1/search", json={"query": QUESTION})
+            documents = http.get("/v1/documents")
+
+        async def mcp_reads() -> tuple[object, object]:
+            async with client(f"{url}/mcp", ADMIN) as session:
+                listed = await call(session, "list_documents")
+                return listed, await call(session, "search_evidence", {"query": QUESTION})
+
+        listed, found = asyncio.run(mcp_reads())
+    finally:
+        serve.stop()
+    assert [status.status_code, search.status_code, documents.status_code] == [200, 200, 200]
+    assert status.json()["documents"] == len(NOTES)
+    assert any("Maria Chen" in json.dumps(hit) for hit in search.json()["hits"])
+    assert len(documents.json()) == len(NOTES)
+    assert "orion_planner.md" in json.dumps(listed) and "Orion Planner" in json.dumps(found)
+    assert "Bus error" not in serve.stderr and "NoSpaceLeftError" not in serve.stderr, serve.stderr
