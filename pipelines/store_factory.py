@@ -273,7 +273,10 @@ def open_knowledge_store(
         NoSpaceLeftError: the data dir's disk lacks the room opening it takes (``open_room``); nothing was changed.
     """
     space = disk_space(settings)
-    space.require(open_room(settings, vector_store), "open the data dir")
+    if check_vectors:
+        space.require(open_room(settings, vector_store), "open the data dir")
+    else:  # a repair, which writes once open: the floor of a write on top
+        space.require(open_room(settings, vector_store) + space.min_free, "open the data dir for a repair")
     try:
         return _open_knowledge_store(settings, vector_store, embedder, retrieval, space, check_vectors=check_vectors)
     except StoreError as exc:

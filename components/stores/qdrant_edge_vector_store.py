@@ -156,12 +156,15 @@ class QdrantEdgeVectorStore:
 
     @staticmethod
     def open_room(path: Path) -> int:
-        """Bytes of free disk that opening the shard at ``path`` takes (0 unless it is on a memory-backed disk).
+        """Bytes of free disk that opening the shard at ``path`` takes (``CREATE_ROOM`` when it must be made).
 
-        An open reads its in-memory files whole, which on tmpfs allocates their holes (``qdrant_edge_files``); a
-        shard closed by agrag has none left there, one copied or killed in a write may have tens of MB.
+        An existing shard takes none unless it is on a memory-backed disk: an open reads its in-memory files whole,
+        which on tmpfs allocates their holes (``qdrant_edge_files``); a shard closed by agrag has none left there, one
+        copied or killed in a write may have tens of MB.
         """
-        return populated_holes(path) if Path(path).exists() and memory_backed(path) else 0
+        if not (Path(path) / "segments").exists():
+            return CREATE_ROOM
+        return populated_holes(path) if memory_backed(path) else 0
 
     def optimize_room(self) -> int:
         """Bytes of free disk ``optimize`` may take: a copy of the segments' data and a new growing segment."""

@@ -246,33 +246,41 @@ def test_r3_defect_5_a_disk_that_fills_during_the_write_stage_stops_it_with_a_ty
 def test_r3_defect_5_repair_says_the_room_it_needs_and_refuses_without_it(
     disk: SmallDisk, prefect_harness: None, tmp_path: Path
 ) -> None:
-    disk.ingest_here(notes(tmp_path))
+    folder = Path(shutil.copytree(EXAMPLES, tmp_path / "notes"))  # enough points that a repair of all writes 1.5 MB
+    disk.ingest_here(folder)
     with open_runtime([HASHED], isolated_settings(disk.data_dir)) as runtime:
-        chunk_points = runtime.store.chunks.count()
+        points = {c.value: runtime.store.vectors(c).count() for c in VectorCollection}
     shutil.rmtree(disk.data_dir / "vectors" / "chunks")  # the chunk vectors are lost
-    disk.fill(leave=MB)  # not even room to make a new chunk store: refused before anything is made
+    disk.fill(leave=MB)
     refused = disk.agrag("repair", HASHED)
     assert refused.returncode == 1, refused.stdout + refused.stderr
     message = flat(refused.stderr)
-    assert "Not enough free disk space to make a new vector store" in message and "Nothing was changed" in message
+    # making the new chunk store (8 MB) and the floor of any write (AGRAG_MIN_FREE_MB, 64) on top of opening (512 KB)
+    assert "Not enough free disk space to open the data dir for a repair: it needs about 72 MB free" in message
+    assert "Nothing was changed" in message
     assert not (disk.data_dir / "vectors" / "chunks").exists()
-    disk.empty()
-    # Room to make the new chunk store (8 MB), not for AGRAG_MIN_FREE_MB=16 and what the repair writes on top.
-    disk.fill(leave=12 * MB)
-    refused = disk.agrag("repair", HASHED, AGRAG_MIN_FREE_MB="16")
-    assert refused.returncode == 1, refused.stdout + refused.stderr
-    needs = size_text(16 * MB + chunk_points * BYTES_PER_POINT)
-    said = flat(refused.stdout)
-    assert f"Repair: embed again {chunk_points} chunks vectors; this needs about {needs} free on the disk of" in said
-    message = flat(refused.stderr)
-    assert f"Not enough free disk space to embed again {chunk_points} chunks vectors" in message, message
-    assert "No vector was written" in message
     assert not list((disk.data_dir / "vectors").glob("*.damaged-*"))
     disk.empty()
     repaired = disk.agrag("repair", HASHED)
     assert repaired.returncode == 0, repaired.stderr
-    assert f"Repaired: embedded again {chunk_points} chunks" in flat(repaired.stdout)
-    assert disk.documents() == len(NOTES)  # opened with every vector collection checked against the graph
+    said = flat(repaired.stdout)
+    needs, chunks = size_text(64 * MB + points["chunks"] * BYTES_PER_POINT), points["chunks"]
+    assert f"Repair: embed again {chunks} chunks vectors; this needs about {needs} free on the disk of" in said
+    assert f"Repaired: embedded again {points['chunks']} chunks" in said
+    # Room to open (512 KB) and for AGRAG_MIN_FREE_MB=16, not for what rebuilding every collection writes on top.
+    room = sum(points.values()) * BYTES_PER_POINT
+    assert room > 1536 * 1024, points
+    disk.fill(leave=16 * MB + MB)
+    refused = disk.agrag("repair", "--all", HASHED, AGRAG_MIN_FREE_MB="16")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    doing = ", ".join(f"{points[c]} {c} vectors" for c in sorted(points))
+    said = flat(refused.stdout)
+    assert f"Repair: embed again {doing}; this needs about {size_text(16 * MB + room)} free" in said, said
+    message = flat(refused.stderr)
+    assert f"Not enough free disk space to embed again {doing}: it needs about" in message, message
+    assert "No vector was written, and the graph is unchanged" in message
+    disk.empty()
+    assert disk.documents() == len(list(EXAMPLES.iterdir()))  # every vector collection checked against the graph
 
 
 def test_r3_defect_5_open_room_is_what_opening_a_shard_allocates_on_tmpfs(disk: SmallDisk, pristine: Path) -> None:
