@@ -281,7 +281,7 @@ def open_knowledge_store(
         return _open_knowledge_store(settings, vector_store, embedder, retrieval, space, check_vectors=check_vectors)
     except StoreError as exc:
         if is_disk_full(exc) and not isinstance(exc, NoSpaceLeftError):  # not damage: Kùzu or SQLite met a full disk
-            raise space.ran_out("open the data dir", NOTHING_CHANGED) from exc
+            raise space.ran_out("open the data dir", NOTHING_CHANGED, READ_MARGIN) from exc
         raise
 
 

@@ -114,6 +114,16 @@ class DiskSpace:
         """Bytes free on the data dir's disk now (None: the disk reports no limit)."""
         return free_bytes(self.data_dir)
 
+    def explains(self, exc: BaseException) -> bool:
+        """Whether the disk being full explains ``exc``: it says so, or it is an I/O error and the disk has no room.
+
+        SQLite in WAL mode reports a full disk as a "disk I/O error" when it cannot make its shared-memory file.
+        """
+        if is_disk_full(exc):
+            return True
+        free = self.free()
+        return "i/o error" in str(exc).lower() and free is not None and free < READ_MARGIN
+
     def require(self, needed: int, doing: str, kept: str = NOTHING_CHANGED) -> None:
         """Raise ``NoSpaceLeftError`` unless ``needed`` bytes are free for ``doing`` (``kept`` says what stays)."""
         free = self.free()
@@ -124,7 +134,10 @@ class DiskSpace:
         """Raise ``NoSpaceLeftError`` unless ``min_free`` plus ``needed`` bytes are free before a write."""
         self.require(self.min_free + needed, doing, kept)
 
-    def ran_out(self, doing: str, kept: str = FAILED_STEP) -> NoSpaceLeftError:
-        """The error for a store that met a full disk while ``doing`` (raise it ``from`` the store's error)."""
-        needed = max(self.min_free, READ_MARGIN)
-        return NoSpaceLeftError(self.data_dir, doing, needed, self.free() or 0, kept, ran_out=True)
+    def ran_out(self, doing: str, kept: str = FAILED_STEP, needed: int | None = None) -> NoSpaceLeftError:
+        """The error for a store that met a full disk while ``doing`` (raise it ``from`` the store's error).
+
+        ``needed`` is the room to name (default: ``min_free``, what a write asks for).
+        """
+        room = needed if needed is not None else max(self.min_free, READ_MARGIN)
+        return NoSpaceLeftError(self.data_dir, doing, room, self.free() or 0, kept, ran_out=True)

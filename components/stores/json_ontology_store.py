@@ -12,7 +12,9 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from agrag.components.data_models.ontology_additions import OntologyAdditions
+from agrag.components.disk_space_errors import NOTHING_CHANGED
 from agrag.components.errors import CorruptedStoreError, StoreError
+from agrag.components.stores.disk_space import DiskSpace, is_disk_full
 
 FORMAT_VERSION = 1
 T = TypeVar("T")
@@ -77,7 +79,8 @@ class JsonOntologyStore:
         """Replace the stored additions with ``additions``, atomically.
 
         Raises:
-            StoreError: the file cannot be written (a full disk, a read-only data dir).
+            NoSpaceLeftError: the disk is full (the stored additions stay as they were).
+            StoreError: the file cannot be written (a read-only data dir).
         """
         data = {"format": FORMAT_VERSION, **additions.model_dump(mode="json")}
         partial = self.path.with_name(f".{self.path.name}.partial")
@@ -90,4 +93,7 @@ class JsonOntologyStore:
                     os.fsync(out.fileno())
                 os.replace(partial, self.path)
             except OSError as exc:
+                partial.unlink(missing_ok=True)
+                if is_disk_full(exc):  # the file written before stays whole: it is replaced only once written
+                    raise DiskSpace(self.path.parent).ran_out("write the ontology additions", NOTHING_CHANGED) from exc
                 raise StoreError(f"Cannot write the ontology additions {self.path}: {exc}.") from exc

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from agrag.components.disk_space_errors import NOTHING_CHANGED
 from agrag.components.errors import CorruptedStoreError, StoreError, StoreLockedError
-from agrag.components.stores.disk_space import DiskSpace
+from agrag.components.stores.disk_space import READ_MARGIN, DiskSpace
 
 FINGERPRINT_SUFFIX = ".agrag-open-check"
 WAL_SUFFIX = ".wal"
@@ -101,7 +101,7 @@ class KuzuOpenCheck:
                 "server) or point AGRAG_DATA_DIR elsewhere."
             )
         if "no space left" in reason.lower():  # not damage: the disk is full
-            raise DiskSpace(self.path.parent).ran_out("check the graph file", NOTHING_CHANGED)
+            raise DiskSpace(self.path.parent).ran_out("check the graph file", NOTHING_CHANGED, READ_MARGIN)
         if child.returncode < 0:
             reason = f"Kùzu crashed opening it (signal {-child.returncode})"
         raise CorruptedStoreError(

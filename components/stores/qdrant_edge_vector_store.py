@@ -12,8 +12,9 @@ import qdrant_edge as qe
 from agrag.components import defaults
 from agrag.components.data_models.edge_shard_settings import EdgeShardSettings
 from agrag.components.data_models.qdrant_collection_settings import VectorQuantization
+from agrag.components.disk_space_errors import NOTHING_CHANGED
 from agrag.components.errors import StoreError, StoreLockedError
-from agrag.components.stores.disk_space import MIB, DiskSpace, is_disk_full, memory_backed
+from agrag.components.stores.disk_space import MIB, READ_MARGIN, DiskSpace, is_disk_full, memory_backed
 from agrag.components.stores.heap import release_free_heap
 from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
@@ -145,8 +146,10 @@ class QdrantEdgeVectorStore:
             self._path.mkdir(parents=True, exist_ok=True)
             return qe.EdgeShard.create(str(self._path), config)
         except Exception as exc:  # qdrant_edge raises bare Exception
-            if is_disk_full(exc):
-                raise self._full("open the vector store") from exc
+            if is_disk_full(exc):  # an open rewrites its config file and applies small journals
+                raise self._space.ran_out(
+                    f"open the vector store at {self._path}", NOTHING_CHANGED, READ_MARGIN
+                ) from exc
             if "WouldBlock" in str(exc):
                 raise StoreLockedError(
                     f"The vector store at {self._path} is open in another process or elsewhere in this one. "

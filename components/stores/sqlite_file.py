@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agrag.components.disk_space_errors import NoSpaceLeftError
 from agrag.components.errors import AgragError
-from agrag.components.stores.disk_space import DiskSpace, is_disk_full
+from agrag.components.stores.disk_space import DiskSpace
 
 
 class SqliteFile:
@@ -56,15 +56,15 @@ class SqliteFile:
                     for statement in self._schema:
                         db.execute(statement)
                 except (OSError, sqlite3.Error) as exc:
-                    if is_disk_full(exc):
-                        raise DiskSpace(self.path.parent).ran_out(f"open the {self._what}") from exc
+                    if (space := DiskSpace(self.path.parent)).explains(exc):
+                        raise space.ran_out(f"open the {self._what}") from exc
                     raise self._error(f"Cannot use the {self._what} at {self.path}: {exc}.") from exc
                 self._db = db
             try:
                 yield self._db
             except Exception as exc:  # SQLite's "database or disk is full", however the block wrapped it
-                if is_disk_full(exc) and not isinstance(exc, NoSpaceLeftError):
-                    raise DiskSpace(self.path.parent).ran_out(f"write the {self._what}") from exc
+                if not isinstance(exc, NoSpaceLeftError) and (space := DiskSpace(self.path.parent)).explains(exc):
+                    raise space.ran_out(f"write the {self._what}") from exc
                 raise
 
     def close(self) -> None:

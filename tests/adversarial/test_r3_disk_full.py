@@ -23,9 +23,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agrag.components.disk_space_errors import size_text
+from agrag.components.data_models.ontology_additions import LabelSpec, OntologyAdditions
+from agrag.components.data_models.phase_key import PhaseKey
+from agrag.components.disk_space_errors import NoSpaceLeftError, size_text
 from agrag.components.stores.disk_space import BYTES_PER_POINT, free_bytes, memory_backed
+from agrag.components.stores.json_ontology_store import JsonOntologyStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_store import VectorCollection
 from agrag.flows.ingest_flow import ingest_into
 from agrag.pipelines.runtime import open_runtime
@@ -297,6 +301,50 @@ def test_r3_defect_5_open_room_is_what_opening_a_shard_allocates_on_tmpfs(disk: 
         before = disk.free()
         QdrantEdgeVectorStore(shard, collection, 384).close()
         assert before - disk.free() <= MB // 4, collection
+
+
+# A child opens the shard: the open must end in a typed error, where a crash would take pytest with it.
+OPEN_SHARD = """
+import sys
+from pathlib import Path
+from agrag.components.stores.json_ontology_store import JsonOntologyStore
+from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
+from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.components.stores.vector_store import VectorCollection
+try:
+    QdrantEdgeVectorStore(Path(sys.argv[1]), VectorCollection.CHUNKS, 384).close()
+    print("opened")
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def test_r3_defect_5_a_store_that_meets_a_full_disk_says_so_and_keeps_its_data(disk: SmallDisk, pristine: Path) -> None:
+    disk.restore(pristine)
+    shard = disk.data_dir / "vectors" / "chunks"
+    QdrantEdgeVectorStore(shard, VectorCollection.CHUNKS, 384).close()  # opened once on this disk: nothing to back
+    ontology = JsonOntologyStore(disk.data_dir / "ontology.json")
+    ontology.write(OntologyAdditions(labels=(LabelSpec(label="Vendor"),)))
+    kept = (disk.data_dir / "ontology.json").read_bytes()
+    journal = SqlitePhaseJournal(disk.data_dir / "phases.sqlite")
+    key = PhaseKey("test", "extract", "h")
+    disk.fill(leave=0)
+    opened = subprocess.run([sys.executable, "-c", OPEN_SHARD, str(shard)], capture_output=True, text=True, check=False)
+    assert opened.returncode == 0, opened.stderr
+    # Qdrant Edge rewrites its config file on open: ENOSPC there is a full disk, never damage to repair
+    assert opened.stdout.startswith("NoSpaceLeftError The disk of"), opened.stdout
+    assert "ran out of space while trying to open the vector store" in opened.stdout
+    assert "damaged" not in opened.stdout and "repair" not in opened.stdout
+    with pytest.raises(NoSpaceLeftError, match="ran out of space while trying to write the ontology additions"):
+        ontology.write(OntologyAdditions(labels=(LabelSpec(label="Supplier"),)))
+    assert (disk.data_dir / "ontology.json").read_bytes() == kept
+    with pytest.raises(NoSpaceLeftError, match=r"ran out of space while trying to (open|write) the ingestion phase"):
+        journal.save(key, os.urandom(4 * MB))
+    journal.close()
+    disk.empty()
+    assert JsonOntologyStore(disk.data_dir / "ontology.json").read().labels[0].label == "Vendor"
+    assert SqlitePhaseJournal(disk.data_dir / "phases.sqlite").load(key) is None
+    assert disk.documents() == len(NOTES)
 
 
 def test_r3_defect_5_http_and_mcp_reads_work_on_a_full_disk(

@@ -17,8 +17,9 @@ from typing import Any
 import kuzu
 import pyarrow as pa
 
+from agrag.components.disk_space_errors import NOTHING_CHANGED
 from agrag.components.errors import ConfigError, StoreError, StoreLockedError
-from agrag.components.stores.disk_space import DiskSpace, is_disk_full
+from agrag.components.stores.disk_space import READ_MARGIN, DiskSpace, is_disk_full
 from agrag.components.stores.graph_store import GENERATION_KEY
 from agrag.components.stores.kuzu import schema_cypher as cy
 from agrag.components.stores.kuzu.arrow_rows import arrow_columns, columns_of, release_arrow_memory
@@ -72,7 +73,7 @@ class KuzuConnection:
             self._conn = kuzu.Connection(self._db)  # the write connection
         except RuntimeError as exc:
             if is_disk_full(exc):  # replaying a log left by a killed writer writes
-                raise DiskSpace(self._path.parent).ran_out("open the graph") from exc
+                raise DiskSpace(self._path.parent).ran_out("open the graph", NOTHING_CHANGED, READ_MARGIN) from exc
             if "lock" in str(exc).lower():
                 raise StoreLockedError(
                     f"The graph store {self._path} is in use by another process. Stop the other agrag process "
