@@ -63,6 +63,15 @@ class RecipeConfig(StrictModel):
             return tuple(v if isinstance(v, RetrievalMethod) else RetrievalMethod.from_str(str(v)) for v in value)
         return value
 
+    @field_validator("methods")
+    @classmethod
+    def _each_method_once(cls, methods: tuple[RetrievalMethod, ...]) -> tuple[RetrievalMethod, ...]:
+        # Each method is one component of the search pipeline, named after it: a second one cannot be built.
+        repeated = sorted({method.value for method in methods if methods.count(method) > 1})
+        if repeated:
+            raise ValueError(f"methods lists {', '.join(repeated)} more than once: list each method once")
+        return methods
+
     @field_validator("reranker", mode="before")
     @classmethod
     def _known_reranker(cls, value: Any) -> Any:

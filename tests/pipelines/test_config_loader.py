@@ -1,6 +1,7 @@
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from agrag.components.errors import ConfigError, UnknownConfigChoiceError, UnknownRecipeMethodError
 from agrag.pipelines.config_loader import compose_raw, load_config, packaged_conf_dir
@@ -11,6 +12,7 @@ from agrag.pipelines.config_models import (
     RetrievalMethod,
     TriplesExtractorConfig,
 )
+from agrag.pipelines.recipe_config import RecipeConfig
 from agrag.pipelines.recipes import load_recipe
 
 
@@ -168,6 +170,16 @@ def test_an_unknown_reranker_and_steps_without_entities_are_refused(tmp_path: Pa
     conf = user_recipe(tmp_path, "passages", "methods: [entity]\nbfs_passages: true\n")
     with pytest.raises(ConfigError, match="bfs_passages is set but bfs is false: set bfs: true or remove"):
         load_config(["recipe=passages"], user_dir=conf)
+
+
+def test_a_recipe_naming_a_method_twice_is_refused(tmp_path: Path) -> None:
+    # Found by the fuzz suite (tests/adversarial/test_r3_fuzz.py, issue 43): an inline recipe with methods
+    # [chunk, chunk] reached the pipeline builder, whose second component of that name failed the request with 500.
+    conf = user_recipe(tmp_path, "twice", "methods: [entity, chunk, entity]\n")
+    with pytest.raises(ConfigError, match="methods lists entity more than once: list each method once"):
+        load_config(["recipe=twice"], user_dir=conf)
+    with pytest.raises(ValidationError, match="methods lists chunk more than once"):
+        RecipeConfig(methods=("chunk", "chunk"))  # type: ignore[arg-type]
 
 
 def test_every_preset_is_importable_and_matches_the_spec() -> None:
