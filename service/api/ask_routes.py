@@ -26,6 +26,7 @@ from agrag.service.api.dependencies import CurrentCaller, State
 from agrag.service.api.errors import ERROR_RESPONSES
 from agrag.service.api.sessions import _scope as narrowed_scope
 from agrag.service.tools.evidence_tools import MAX_QUERY_CHARS
+from agrag.service.tools.text_fields import DocumentIdText
 from agrag.service.tools.tool import ToolInput
 
 logger = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ class AskRequest(ToolInput):
     """The body of ``POST /v1/ask``."""
 
     question: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, description="The question, in your words.")
-    documents: tuple[str, ...] | None = Field(
+    documents: tuple[DocumentIdText, ...] | None = Field(
         None,
         description="Only these document ids may be read (with a token limited to documents: only those of them "
         "it may read). Default: every document the token may read.",

@@ -21,6 +21,7 @@ from agrag.pipelines.document_ids import check_documents_known
 from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.service.api.access import Caller
 from agrag.service.api.errors import ConflictError
+from agrag.service.tools.text_fields import DocumentIdText
 
 MAX_RESTORED_IDS = 1000
 
@@ -41,7 +42,7 @@ class SessionRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    documents: tuple[str, ...] | None = Field(
+    documents: tuple[DocumentIdText, ...] | None = Field(
         None,
         min_length=1,
         description="Only these document ids may be read in the session (with a token limited to documents: only "

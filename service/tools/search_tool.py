@@ -21,6 +21,7 @@ from agrag.components.retrievers.filter_support import SearchFilter, honouring, 
 from agrag.pipelines.config_models import RecipeConfig
 from agrag.pipelines.document_ids import check_documents_known
 from agrag.service.tools.errors import OverrideNotAllowedError, ScopedRecipeError
+from agrag.service.tools.text_fields import DocumentIdText
 from agrag.service.tools.tool import Tool, ToolContext, ToolInput
 
 MAX_QUERY_CHARS = 4000
@@ -36,7 +37,7 @@ class FiltersInput(ToolInput):
     relation_types: tuple[str, ...] = Field(
         (), description="The graph walk (recipes with bfs) crosses only relations of these types."
     )
-    document_ids: tuple[str, ...] = Field(
+    document_ids: tuple[DocumentIdText, ...] = Field(
         (),
         description="Only entities, chunks and communities from these documents (ids start with 'd'). With a token "
         "limited to documents, the ids outside its documents are dropped; none left means no result.",
