@@ -18,8 +18,8 @@ started again for the next route. A test collects every kind of failure of its r
 that showed it and fails once at the end with the whole list, so one run lists all of them.
 
 Bounded: the examples are derandomized (the same calls on every run), never shrunk (a crash would need a restart per
-step; the failing call is printed as sent) and counted per route or tool (``EXAMPLES_OF``: 20 for a read, 10 for a
-write, 3-10 for the cheap ones: 738 over 53 routes and tools, fewer sent, as equal draws are sent once). Writes come
+step; the failing call is printed as sent) and counted per route or tool (``EXAMPLES_OF``: 20 for a read, 8 for a
+write, 3-10 for the cheap ones: 712 over 53 routes and tools, fewer sent, as equal draws are sent once). Writes come
 after the reads, and the paged listings last.
 """
 
@@ -51,7 +51,7 @@ from tests.support.schema_fuzz import SchemaFuzz
 pytestmark = [pytest.mark.slow, pytest.mark.needs_model, pytest.mark.needs_prefect]
 
 SCOPE = tuple(document_id_for(name, "acme_notes") for name in ("team.md", "sites.csv"))
-READ, WRITE = 20, 10
+READ, WRITE = 20, 8
 HTTP_READS = {
     "POST /v1/search": READ,
     "GET /v1/status": 8,
@@ -271,10 +271,32 @@ def test_the_suite_fuzzes_every_route_and_tool(server: FuzzServer, openapi: dict
     with ToolFuzz(server, "status", Findings()) as mcp:
         tools = {tool.name for tool in mcp.portal.call(mcp.sessions["admin"].list_tools).tools}
     assert tools == {target.split(" ", 1)[1] for target in TARGETS if target.startswith("mcp ")}
-    assert {probe.target for probe in PROBES} <= set(TARGETS)
+    assert {probe.target for probe in PROBES} | set(KNOWN_FAILURES) <= set(TARGETS)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+# What fails on the code of issue 43, for the defects others fix on their branches; remove each mark with its fix.
+LONG_BARE_OVERRIDE = "found by this suite (fuzz B): a long bare override is looked up as a config file, 500 OSError"
+KNOWN_FAILURES = {
+    "http POST /v1/search": "issue 43 defect 1",
+    "http GET /v1/config": f"issue 43 defect 1; {LONG_BARE_OVERRIDE}",
+    "http GET /v1/ontology": f"issue 43 defect 1; {LONG_BARE_OVERRIDE}",
+    "http POST /v1/ontology": LONG_BARE_OVERRIDE,
+    "http POST /v1/ingestions": "issue 43 defect 1",
+    "http POST /v1/texts": "issue 43 defect 1",
+    "mcp get_ontology": f"issue 43 defect 1; {LONG_BARE_OVERRIDE}",
+    "mcp set_ontology": "issue 43 defect 1",
+    "http GET /v1/documents": "issue 43 defect 2",
+    "mcp list_documents": "issue 43 defect 2",
+}
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[t])) if t in KNOWN_FAILURES else t
+        for t in TARGETS
+    ],
+)
 def test_hostile_input_gets_no_server_error_no_crash_and_no_secret(
     target: str, server: FuzzServer, openapi: dict[str, Any]
 ) -> None:

@@ -175,7 +175,7 @@ class FuzzServer:
         """How often each exception line ends a traceback in the log of every process so far."""
         found: Counter[str] = Counter()
         for block in self.log().split(TRACEBACK)[1:]:
-            raised = [line for line in block.splitlines() if line and not line.startswith(" ") and ":" in line]
+            raised = [line for line in block.splitlines() if line.strip() and not line.startswith(" ")]
             found[raised[0][:160] if raised else "?"] += 1
         return found
 
@@ -191,7 +191,7 @@ class FuzzServer:
             return ""
         lines = text.rsplit(TRACEBACK, 1)[1].splitlines()
         frames = [line.strip() for line in lines if line.strip().startswith("File ")]
-        raised = next((line for line in lines if line and not line.startswith(" ") and ":" in line), "")
+        raised = next((line for line in lines if line.strip() and not line.startswith(" ")), "")
         return f"{frames[-1] if frames else ''} {raised}".strip()
 
     def _secrets(self, pid: int) -> dict[str, str]:
