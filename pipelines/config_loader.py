@@ -40,6 +40,7 @@ _COMPOSE_LOCK = threading.Lock()
 _COMPOSED: OrderedDict[tuple[tuple[str, ...], bytes], dict[str, Any]] = OrderedDict()
 _COMPOSED_MAX = 128
 _RESOLVER = re.compile(rb"\$\{[^}]*:")
+_GROUP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}(/[A-Za-z0-9][A-Za-z0-9_-]{0,63}){0,3}")
 
 
 class OverrideKind(StrEnum):
@@ -120,11 +121,17 @@ def available_options(group: str, dirs: Sequence[Path]) -> list[str]:
     return sorted({p.stem for d in dirs for p in (d / group).glob("*.yaml")})
 
 
+def _is_group(key: str, dirs: Sequence[Path]) -> bool:
+    """Whether ``key`` names a config group (a folder of YAML options such as ``recipe`` or ``ingest/chunker``)."""
+    if key.startswith("hydra") or not _GROUP_NAME.fullmatch(key):  # never a path out of conf/, nor a 300-byte name
+        return False
+    return any((d / key).is_dir() for d in dirs)
+
+
 def _check_choices(overrides: Sequence[str], dirs: Sequence[Path]) -> None:
     for override in overrides:
         key, sep, value = override.partition("=")
-        is_group = not key.startswith(("_", ".", "+", "~", "hydra")) and any((d / key).is_dir() for d in dirs)
-        if sep and is_group:
+        if sep and _is_group(key, dirs):
             valid = available_options(key, dirs)
             if value not in valid:
                 raise UnknownConfigChoiceError(key, value, valid)
@@ -276,6 +283,11 @@ def _compose(overrides: Sequence[str], dirs: Sequence[Path]) -> dict[str, Any]:
         ) from exc
     except OmegaConfBaseException as exc:
         raise ConfigError(f"Could not compose the configuration: {exc}") from exc
+    except OSError as exc:  # Hydra reads a bare word as a config file's name: one of 300 characters is ENAMETOOLONG
+        raise ConfigError(
+            f"Could not compose the configuration: an override names no setting and no file agrag can read "
+            f"({exc.strerror}). Write overrides as KEY=VALUE, e.g. recipe.limit=5."
+        ) from exc
     assert isinstance(data, dict)
     recipe = data.get("recipe")
     if isinstance(recipe, dict):

@@ -222,3 +222,10 @@ def test_a_composition_is_kept_until_a_file_changes(tmp_path: Path, monkeypatch:
     assert load_config(["recipe=mine"], user_dir=conf).recipe.limit == 7
     monkeypatch.setenv("MY_LIMIT", "8")
     assert load_config(["recipe=mine"], user_dir=conf).recipe.limit == 8, "a resolver is read again"
+
+
+@pytest.mark.parametrize("override", ["A" * 300 + "=1", "B" * 300, "recipe/" + "C" * 300 + "=x"])
+def test_a_long_bare_word_or_key_is_a_config_error_not_a_traceback(override: str) -> None:
+    """Found by the fuzz suite (issue 43): Hydra looked a 300-character word up as a file (ENAMETOOLONG)."""
+    with pytest.raises(ConfigError):
+        load_config([override])
