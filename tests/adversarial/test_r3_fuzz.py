@@ -275,16 +275,7 @@ def test_the_suite_fuzzes_every_route_and_tool(server: FuzzServer, openapi: dict
 
 
 # What fails on the code of issue 43, for the defects others fix on their branches; remove each mark with its fix.
-LONG_BARE_OVERRIDE = "found by this suite (fuzz B): a long bare override is looked up as a config file, 500 OSError"
 KNOWN_FAILURES = {
-    "http POST /v1/search": "issue 43 defect 1",
-    "http GET /v1/config": f"issue 43 defect 1; {LONG_BARE_OVERRIDE}",
-    "http GET /v1/ontology": f"issue 43 defect 1; {LONG_BARE_OVERRIDE}",
-    "http POST /v1/ontology": LONG_BARE_OVERRIDE,
-    "http POST /v1/ingestions": "issue 43 defect 1",
-    "http POST /v1/texts": "issue 43 defect 1",
-    "mcp get_ontology": f"issue 43 defect 1; {LONG_BARE_OVERRIDE}",
-    "mcp set_ontology": "issue 43 defect 1",
     "http GET /v1/documents": "issue 43 defect 2",
     "mcp list_documents": "issue 43 defect 2",
 }
