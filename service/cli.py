@@ -8,6 +8,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from agrag.components.data_models.paging import MAX_OFFSET, MAX_PAGE_DOCUMENTS
 from agrag.service.ask_command import ask
 from agrag.service.cli_support import Overrides, console, errors, fail, on_data_dir, server_client
 from agrag.service.evidence_commands import evidence
@@ -279,8 +280,15 @@ def delete(
 @app.command()
 def documents(
     overrides: Overrides = None,
-    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many documents (the next page).")] = 0,
-    limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="The most documents shown.")] = 100,
+    offset: Annotated[
+        int,
+        typer.Option(
+            "--offset", min=0, max=MAX_OFFSET, help="Skip this many documents (the next page); past the last: none."
+        ),
+    ] = 0,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=MAX_PAGE_DOCUMENTS, help="The most documents shown.")
+    ] = 100,
 ) -> None:
     """List the stored documents with their ids (for --document), titles, paths and the folders they came from."""
     from agrag.service.console import documents_table

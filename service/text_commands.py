@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from agrag.components.data_models.paging import MAX_OFFSET
 from agrag.service.cli_support import Overrides, console, fail, server_client
 
 
@@ -66,7 +67,9 @@ def preview(
         list[str] | None,
         typer.Argument(help="Paths or globs relative to the files root ('**' for any depth); none: every file."),
     ] = None,
-    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many matched files (the next page).")] = 0,
+    offset: Annotated[
+        int, typer.Option("--offset", min=0, max=MAX_OFFSET, help="Skip this many matched files (the next page).")
+    ] = 0,
     limit: Annotated[int, typer.Option("--limit", min=1, max=100, help="The most files shown.")] = 10,
     chars: Annotated[int, typer.Option("--chars", min=100, max=20000, help="The most characters a sample.")] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,

@@ -20,6 +20,7 @@ from pathlib import Path, PurePath
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agrag.components.data_models.paging import MAX_OFFSET
 from agrag.components.errors import FileSelectionError, NoFilesRootError, TooManyFilesError
 from agrag.components.loaders.file_selection import select_files
 from agrag.components.loaders.text_decoding import normalize_newlines
@@ -108,7 +109,7 @@ def preview_files(
         patterns: Paths or globs relative to the files root (``**`` for any depth); empty: every file agrag reads.
         files_root: The only folder whose files may be read (``AGRAG_FILES_ROOT``).
         suffixes: The file name endings agrag reads (``ingest.loader.suffixes``).
-        offset: Matched files to skip (the next page: the previous page's ``next_offset``).
+        offset: Matched files to skip (the next page: the previous page's ``next_offset``; 0 to ``MAX_OFFSET``).
         limit: The most files previewed (1 to ``MAX_LIMIT``).
         chars: The most characters of each sample (``MIN_CHARS`` to ``MAX_CHARS``).
 
@@ -126,7 +127,7 @@ def preview_files(
         page.total, [(f.path, f.sample[:80]) for f in page.files]
         ```
     """
-    _check_range("offset", offset, 0, None)
+    _check_range("offset", offset, 0, MAX_OFFSET)
     _check_range("limit", limit, 1, MAX_LIMIT)
     _check_range("chars", chars, MIN_CHARS, MAX_CHARS)
     if files_root is None:
@@ -253,7 +254,7 @@ def _middle(text: str, chars: int) -> str:
     return piece.strip("\n")
 
 
-def _check_range(name: str, value: int, low: int, high: int | None) -> None:
-    if value < low or (high is not None and value > high):
-        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+def _check_range(name: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        bounds = f"from {low} to {high:,}"
         raise PreviewError(f"The preview's {name} must be {bounds}, not {value}. Give a value in that range.")

@@ -62,7 +62,11 @@ class GraphDocumentStore(Protocol):
         ...
 
     def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
-        """The committed documents (within ``scope`` if given), by source path."""
+        """The committed documents (within ``scope`` if given), by source path, one page (empty past the last).
+
+        Raises ``PageRangeError`` for an ``offset`` outside 0 to ``MAX_OFFSET`` or a ``limit`` outside 1 to
+        ``MAX_PAGE_DOCUMENTS`` (``agrag.components.data_models.paging``).
+        """
         ...
 
 

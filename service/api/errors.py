@@ -29,6 +29,7 @@ from agrag.components.errors import (
     StoreError,
     StoreLockedError,
 )
+from agrag.components.page_errors import PageRangeError
 from agrag.service.tools.errors import ScopedRecipeError
 
 logger = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (LookupError, 404),
     (ConflictError, 409),
     (PayloadTooLargeError, 413),
+    (PageRangeError, 422),  # as the input models refuse the same offset or limit
     (StoreLockedError, 409),
     (NotReadyError, 503),
     (NothingIngestedError, 503),

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from agrag.components.data_models.paging import MAX_OFFSET, MAX_PAGE_DOCUMENTS
 from agrag.components.data_models.stored_document import StoredDocument
 from agrag.service.tools.tool import Tool, ToolContext, ToolInput
-
-MAX_DOCUMENTS = 1000
 
 
 class ListDocumentsInput(ToolInput):
     """Arguments of ``list_documents``: one page of the listing."""
 
-    offset: int = Field(0, ge=0, description="How many documents to skip (for the next page).")
-    limit: int = Field(100, ge=1, le=MAX_DOCUMENTS, description=f"The most documents returned (1 to {MAX_DOCUMENTS}).")
+    offset: int = Field(
+        0,
+        ge=0,
+        le=MAX_OFFSET,
+        description=f"How many documents to skip (for the next page; 0 to {MAX_OFFSET:,}); past the last, the "
+        "page is empty.",
+    )
+    limit: int = Field(
+        100, ge=1, le=MAX_PAGE_DOCUMENTS, description=f"The most documents returned (1 to {MAX_PAGE_DOCUMENTS})."
+    )
 
 
 def _documents(context: ToolContext, arguments: ListDocumentsInput) -> tuple[StoredDocument, ...]:

@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from agrag.components.data_models.paging import MAX_OFFSET
 from agrag.components.loaders.file_preview import MAX_CHARS, MAX_LIMIT, MIN_CHARS, PreviewPage, preview_files
 from agrag.components.text_preview_errors import ScopedPreviewError
 from agrag.service.tools.tool import Tool, ToolContext, ToolInput
@@ -28,7 +29,12 @@ class PreviewFilesInput(ToolInput):
         description="Paths or globs relative to the files root (e.g. ['reports/*.md', 'notes/**/*.csv']); empty: "
         "every file agrag reads.",
     )
-    offset: int = Field(0, ge=0, description="Matched files to skip (the previous page's next_offset).")
+    offset: int = Field(
+        0,
+        ge=0,
+        le=MAX_OFFSET,
+        description=f"Matched files to skip (the previous page's next_offset; 0 to {MAX_OFFSET:,}).",
+    )
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"The most files in this page (1 to {MAX_LIMIT}).")
     chars: int = Field(
         2000, ge=MIN_CHARS, le=MAX_CHARS, description=f"The most characters of each sample ({MIN_CHARS}-{MAX_CHARS})."

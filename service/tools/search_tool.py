@@ -28,6 +28,8 @@ MAX_QUERY_CHARS = 4000
 MAX_OVERRIDES = 20
 
 RecipeName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,100}$")]
+# A stored integer field is a 64-bit integer in both stores; a larger value failed inside Qdrant's filter conversion.
+StoredInt = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 
 
 class FiltersInput(ToolInput):
@@ -42,7 +44,7 @@ class FiltersInput(ToolInput):
         description="Only entities, chunks and communities from these documents (ids start with 'd'). With a token "
         "limited to documents, the ids outside its documents are dropped; none left means no result.",
     )
-    properties: dict[str, str | int | tuple[str, ...]] = Field(
+    properties: dict[str, str | StoredInt | tuple[str, ...]] = Field(
         default_factory=dict,
         description="Exact matches on stored fields, a list meaning any of, e.g. {'kind': 'table'} for chunks or "
         "{'level': 0} for communities.",

@@ -27,6 +27,11 @@ from agrag.components.stores.kuzu_open_check import KuzuOpenCheck
 from agrag.components.stores.read_write_lock import ReadWriteLock
 
 PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# Kùzu 0.11.3 reads past the end of its sorted rows, and can crash the process (SIGSEGV), when an ORDER BY ... SKIP
+# ... LIMIT skips past the last row by a whole sort block (a few thousand rows; fewer the wider the sort keys): its
+# top-k scanner builds a pointer to row SKIP without checking that the row exists. So a statement that skips runs
+# only through ``_run_page``, which never sends a SKIP beyond the rows.
+SKIP = re.compile(r"\bSKIP\b", re.IGNORECASE)
 # Kùzu copies every row of an UNWIND list into one transaction; batches keep memory flat on large folders.
 _BATCH = 2000
 _ARROW_CHUNK = 1_000_000  # rows per Arrow record batch of a columnar read
@@ -119,17 +124,33 @@ class KuzuConnection:
         """Run a read statement on the calling thread's connection; return its rows."""
         return self._execute(query, params, write=False)[1]
 
+    def _run_page(self, query: str, count: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        """Run a paged read (``... SKIP $skip LIMIT $limit``) whose SKIP never passes its last row; return its rows.
+
+        ``count`` counts the rows ``query`` pages through (same ``MATCH`` and ``WHERE``, same parameters). When
+        ``$skip`` is at or past that count the page is empty and ``query`` is not run. Both statements run under
+        one hold of the statement lock, so no write commits between the count and the page.
+        """
+        skip = params["skip"]
+        counted = {name: params[name] for name in PARAM.findall(count)}  # Kùzu refuses a parameter it does not use
+        with self._statements.read():
+            if skip and skip >= self._execute(count, counted)[1][0][0]:
+                return []
+            return self._execute(query, params, paged=True)[1]
+
     def _write(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a statement that writes (or a read that belongs to a write) on the write connection."""
         return self._execute(query, params, write=True)[1]
 
     def _execute(
-        self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
+        self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False, paged: bool = False
     ) -> tuple[list[str], list[list[Any]]]:
         given = dict(params or {})
         missing = set(PARAM.findall(query)) - given.keys()
         if missing:  # an unbound $param can crash the Kùzu process instead of raising
             raise StoreError(f"Internal error: Cypher parameters {sorted(missing)} are not bound.")
+        if not paged and SKIP.search(query):  # see SKIP: a skip past the last row can crash the process
+            raise StoreError("Internal error: a statement with SKIP must run through _run_page.")
         try:
             with self._statements.write() if write else self._statements.read():
                 if self._closed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agrag.components.data_models.paging import MAX_PAGE_DOCUMENTS, check_page
 from agrag.components.data_models.stored_document import StoredDocument
 from agrag.components.errors import DocumentNotFoundError
 from agrag.components.stores.kuzu import documents_cypher as cy
@@ -57,6 +58,13 @@ class KuzuDocuments(KuzuConnection):
         return [row[0] for row in self._write(cy.CHUNKS_OF_DELETED_DOCUMENT, {"id": document_id})]
 
     def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
-        """The committed documents (within ``scope``: document ids; None: all), by source path."""
-        rows = self._run(cy.LIST_DOCUMENTS, {**scope_params(scope), "skip": offset, "limit": limit})
-        return [DocumentRow.read(row) for row in rows]
+        """The committed documents (within ``scope``: document ids; None: all), by source path, one page.
+
+        A page past the last document is empty.
+
+        Raises:
+            PageRangeError: ``offset`` is outside 0 to ``MAX_OFFSET`` or ``limit`` outside 1 to ``MAX_PAGE_DOCUMENTS``.
+        """
+        check_page(offset, limit, MAX_PAGE_DOCUMENTS)
+        params = {**scope_params(scope), "skip": offset, "limit": limit}
+        return [DocumentRow.read(row) for row in self._run_page(cy.LIST_DOCUMENTS, cy.COUNT_DOCUMENTS, params)]

@@ -16,9 +16,10 @@ MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chun
 SET_DOCUMENT_PLANS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.plan = r.plan"
 SET_CONFIG_HASHES = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.config_hash = r.config_hash"
 
-# The committed documents (a document gets its version when its batch commits), in source path order.
+# The committed documents (a document gets its version when its batch commits), in source path order, a page at a
+# time; COUNT_DOCUMENTS counts what LIST_DOCUMENTS pages through (see KuzuConnection._run_page).
+_COMMITTED_IN_SCOPE = f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')}"
 LIST_DOCUMENTS = (
-    f"MATCH (d:Document) WHERE d.version <> '' AND {_in_scope('d.id')} "
-    f"RETURN {DocumentRow.RETURN} "
-    "ORDER BY d.source_path, d.id SKIP $skip LIMIT $limit"
+    f"{_COMMITTED_IN_SCOPE} RETURN {DocumentRow.RETURN} ORDER BY d.source_path, d.id SKIP $skip LIMIT $limit"
 )
+COUNT_DOCUMENTS = f"{_COMMITTED_IN_SCOPE} RETURN count(*)"

@@ -32,7 +32,7 @@ SCHEMA_NOTES = (
     "- Chunk-[MENTIONS]->Entity links a passage to the entities it names; Document-[HAS_CHUNK]->Chunk to its "
     "passages; Entity-[IN_COMMUNITY]->Community to topic clusters.\n"
     "- String matching: use lower(e.name) CONTAINS 'word' for loose matches.\n"
-    "- Return plain values (properties, counts), not whole nodes; use LIMIT."
+    "- Return plain values (properties, counts), not whole nodes; use LIMIT. SKIP is refused."
 )
 
 
@@ -107,13 +107,23 @@ def _range_problem(arguments: str) -> str | None:
     return None
 
 
-def unbounded_problem(query: str) -> str | None:
-    """Say why ``query`` could do work Kùzu cannot interrupt or bound in memory, or return None.
+# Kùzu 0.11.3 can crash the process on ORDER BY ... SKIP n LIMIT m when n passes the last row by a sort block
+# (see connection.SKIP); a query a user or a model wrote cannot be counted first, so it may not skip at all.
+_SKIP = re.compile(r"\bSKIP\b", re.IGNORECASE)
 
-    ``range`` must have integer literal bounds spanning at most ``MAX_RANGE_VALUES`` values, and the query may hold
-    at most ``MAX_CONCATENATIONS`` ``+`` operators and list concatenations.
+
+def unbounded_problem(query: str) -> str | None:
+    """Say why ``query`` could do work Kùzu cannot interrupt or bound in memory, or crash it, or return None.
+
+    ``range`` must have integer literal bounds spanning at most ``MAX_RANGE_VALUES`` values, the query may hold
+    at most ``MAX_CONCATENATIONS`` ``+`` operators and list concatenations, and it may not page with ``SKIP``.
     """
     clauses = clause_text(query)
+    if _SKIP.search(clauses):
+        return (
+            "it pages with SKIP, which can crash the graph engine when it skips past the last row; leave SKIP out and "
+            "narrow the rows with WHERE (e.g. on the sort key, after the last value seen) and LIMIT"
+        )
     for call in _RANGE.finditer(clauses):
         if problem := _range_problem(_arguments(clauses, call.end())):
             return f"{problem}; write range(a, b) with whole numbers at most {MAX_RANGE_VALUES:,} apart"
