@@ -62,3 +62,16 @@ class ScopedWriteError(AgragError):
             f"{tool!r} writes to the data dir, which a token limited to documents may not do. Use a token that may "
             "read every document, or ask the server's operator to run the write."
         )
+
+
+class ForwardedWriteError(ReadOnlyToolError):
+    """A client of `agrag mcp` beside a running `agrag serve` called a write tool: that relay serves reads only."""
+
+    def __init__(self, tool: str, url: str) -> None:
+        self.tool = tool
+        AgragError.__init__(
+            self,
+            f"{tool!r} writes to the data dir, and `agrag mcp` beside a running `agrag serve` forwards the read tools "
+            f"only. Connect your MCP client to the server's endpoint ({url}/mcp) with a token that may write, or use "
+            "the agrag CLI (agrag ingest, agrag delete, agrag ontology add).",
+        )

@@ -590,6 +590,38 @@ def test_r3_defect_2_offsets_and_limits_on_every_paged_route_and_tool(
     probe.check(values, answer.body)
 
 
+# defect 7: `agrag mcp` forwarding to a server that takes writes
+
+
+async def test_r3_defect_7_agrag_mcp_forwarding_offers_and_runs_read_tools_only(served: Served) -> None:
+    data_dir = served.data_dir
+    with http(served, ADMIN) as admin:
+        before = admin.get("/v1/ontology").json()
+        runs_before = admin.get("/v1/ingestions").json()
+    async with (
+        stdio_client(stdio_parameters(data_dir)) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT) as session,
+    ):
+        init = await session.initialize()
+        offered = {tool.name for tool in (await session.list_tools()).tools}
+        assert offered == READ_TOOLS
+        assert init.instructions is not None and "set_ontology" not in init.instructions
+        for name, arguments in (
+            ("set_ontology", {"labels": {"Gadget": "A small device."}}),
+            ("delete_document", {"document_id": SCOPE[0]}),
+            ("ingest", {"text": "# Note\n\nA gadget.", "document": "gadget.md"}),
+            ("preview_files", {}),
+        ):
+            error = await refused(session, name, arguments)
+            assert error.startswith("Read-only server:") and "agrag mcp" in error, error
+        assert (await call(session, "list_documents", {"offset": 10_000}))["result"] == []
+        assert len((await call(session, "list_documents"))["result"]) == len(NOTES), "the document was not deleted"
+    alive(served)
+    with http(served, ADMIN) as admin:
+        assert admin.get("/v1/ontology").json() == before, "set_ontology ran"
+        assert admin.get("/v1/ingestions").json() == runs_before, "a run was queued"
+
+
 def cli_env(data_dir: Path) -> dict[str, str]:
     """A user's shell: no AGRAG_ settings but the data dir."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_", "PREFECT_API_"))}
