@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_MAX_RESULT_CHARS = 40_000
+COMPACT = (",", ":")  # the JSON separators of a reply's text, which ``size`` counts
 MIN_STRING_CHARS = 200
 CUT_MARK = " …[cut]"
 
@@ -39,7 +40,7 @@ class BoundedResult:
 
 def size(data: Any) -> int:
     """The characters of ``data`` as compact JSON."""
-    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    return len(json.dumps(data, ensure_ascii=False, separators=COMPACT))
 
 
 def bound(data: Any, max_chars: int = DEFAULT_MAX_RESULT_CHARS) -> BoundedResult:
@@ -63,7 +64,7 @@ def bound(data: Any, max_chars: int = DEFAULT_MAX_RESULT_CHARS) -> BoundedResult
             break
         path, items = found
         originals.setdefault(path, len(items))
-        dropped += _evidence_ids(items.pop())
+        dropped += evidence_ids(items.pop())
     shortened: list[str] = []
     while size(work) > budget:
         found_text = _longest_string(work, "", None)
@@ -77,7 +78,7 @@ def bound(data: Any, max_chars: int = DEFAULT_MAX_RESULT_CHARS) -> BoundedResult
         parent[key] = text[:keep] + CUT_MARK
         shortened.append(f"{path}: {keep} of {len(text)} characters kept")
         if isinstance(parent, dict):
-            dropped += _evidence_ids(parent)
+            dropped += evidence_ids(parent)
     lists = _lengths(work, originals)
     cuts = tuple([f"{p}: {lists[p]} of {n} items kept" for p, n in originals.items()] + shortened)
     return BoundedResult(work, cuts, tuple(dict.fromkeys(dropped)))
@@ -145,11 +146,11 @@ def _walk(data: Any, path: str) -> list[tuple[str, Any]]:
     return found
 
 
-def _evidence_ids(item: Any) -> list[str]:
+def evidence_ids(item: Any) -> list[str]:
     """The ids of the evidence items (objects with ``id`` and ``text``) in ``item``, at any depth."""
     if isinstance(item, dict):
         own = [item["id"]] if isinstance(item.get("id"), str) and "text" in item else []
-        return own + [i for v in item.values() for i in _evidence_ids(v)]
+        return own + [i for v in item.values() for i in evidence_ids(v)]
     if isinstance(item, list):
-        return [i for v in item for i in _evidence_ids(v)]
+        return [i for v in item for i in evidence_ids(v)]
     return []

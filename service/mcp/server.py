@@ -1,9 +1,11 @@
 """``AgragMcpServer``: the tools of ``agrag.service.tools`` as an MCP server on the SDK's low-level ``Server``.
 
 Each tool is defined once (name, pydantic input, description, handler); here it becomes an MCP tool whose input
-schema is the input model's JSON Schema, annotated read-only or destructive. Every call runs in a worker thread
-inside its connection's evidence session, and its reply is bounded (``bounded_result``); a failure is a short error
-result (``error_text``) while the detail goes to the log.
+schema is the input model's JSON Schema, annotated read-only or destructive. The write tools (with ``--allow-write``)
+are listed to, and run for, only a caller that may read every document. Every call runs in a worker thread inside
+its connection's evidence session, and its reply is bounded (``bounded_result``): the text sent is the compact JSON
+whose length was measured, so no reply is longer than ``max_result_chars``. A failure is a short error result
+(``error_text``) while the detail goes to the log.
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ from pydantic import ValidationError
 from agrag.components.errors import AgragError
 from agrag.service.api.access import Caller
 from agrag.service.api.secret_mask import SecretMask, settings_secrets
-from agrag.service.mcp.bounded_result import DEFAULT_MAX_RESULT_CHARS, BoundedResult, bound, size
+from agrag.service.mcp.bounded_result import (
+    COMPACT,
+    DEFAULT_MAX_RESULT_CHARS,
+    BoundedResult,
+    bound,
+    evidence_ids,
+    size,
+)
 from agrag.service.mcp.connections import Connection, Connections
 from agrag.service.mcp.error_text import error_text
 from agrag.service.mcp.instructions import instructions
 from agrag.service.mcp.ledger_limits import DEFAULT_LEDGER_CAPACITY
-from agrag.service.tools.errors import ReadOnlyToolError, UnknownToolError
+from agrag.service.tools.errors import ReadOnlyToolError, ScopedWriteError, UnknownToolError
 from agrag.service.tools.registry import MCP_READ_TOOLS, WRITE_TOOLS
 from agrag.service.tools.tool import Tool, ToolContext, ToolHost
 
@@ -43,6 +52,7 @@ MCP_PATH = "/mcp"  # where `agrag serve` answers MCP over streamable HTTP
 MAX_BOUND_ROUNDS = 4
 NOTES_MARGIN = 200
 NAMED_CUT_EVIDENCE = 20  # more are counted, not named, so the notes stay small
+NAMED_CUTS = 10  # the same for the lines that say what was cut
 CallerOf = Callable[[Any], Caller]
 """Who sent a request, from the SDK's request context (stdio: the one local client; HTTP: the bearer token)."""
 
@@ -52,7 +62,8 @@ class McpOptions:
     """How an MCP server serves its tools.
 
     Attributes:
-        allow_write: List and accept the write tools (ingest, delete_document); off by default.
+        allow_write: List and accept the write tools (ingest, delete_document, ...) for callers that may read every
+            document; off by default.
         ledger_capacity: Evidence items each connection keeps for citations, the oldest dropped first.
         max_result_chars: Replies longer than this (as JSON) are shortened and marked truncated.
     """
@@ -117,35 +128,45 @@ class AgragMcpServer:
         """The tools this server lists, in order."""
         return tuple(self._tools)
 
+    def offered(self, caller: Caller) -> dict[str, Tool[Any, Any]]:
+        """The tools ``caller`` is offered: the write tools (and ``preview_files``) only to an unscoped caller."""
+        if caller.unscoped:
+            return self._tools
+        return {name: tool for name, tool in self._tools.items() if name not in WRITE_TOOLS}
+
     async def _list_tools(self) -> list[types.Tool]:
-        return [_mcp_tool(name, tool) for name, tool in self._tools.items()]
+        caller = self._caller_of(self.server.request_context)
+        return [_mcp_tool(name, tool) for name, tool in self.offered(caller).items()]
 
     async def _call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            tool = self._tool(name)
             context = self.server.request_context
-            connection = self.connections.get(context.session, self._caller_of(context))
-            data = await anyio.to_thread.run_sync(self._run, connection, tool, arguments)
+            caller = self._caller_of(context)
+            tool = self._tool(name, caller)
+            connection = self.connections.get(context.session, caller)
+            structured = await anyio.to_thread.run_sync(self._run, connection, tool, arguments)
         except (AgragError, ValidationError) as exc:  # the caller's mistake or a known failure: its message says all
             logger.info("MCP tool %s refused: %s", name, self._mask(str(exc)))
             return _error_result(error_text(exc, self._mask))
         except Exception as exc:  # anything else becomes a short error result; the traceback goes to the log
             logger.exception("MCP tool %s failed", name)
             return _error_result(error_text(exc, self._mask))
-        structured = data if isinstance(data, dict) else {"result": data}
-        text = json.dumps(structured, ensure_ascii=False)
+        text = json.dumps(structured, ensure_ascii=False, separators=COMPACT)  # what ``size`` measured
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=structured)
 
-    def _tool(self, name: str) -> Tool[Any, Any]:
+    def _tool(self, name: str, caller: Caller) -> Tool[Any, Any]:
+        """The tool ``name`` as ``caller`` may call it (the write tools only with every document readable)."""
         tool = self._tools.get(name)
         if tool is not None:
+            if name in WRITE_TOOLS and not caller.unscoped:
+                raise ScopedWriteError(name) if tool.writes else ScopedWriteError(name, "reads the files root")
             return tool
         if name in WRITE_TOOLS:
             raise ReadOnlyToolError(name)
-        raise UnknownToolError(name, tuple(self._tools))
+        raise UnknownToolError(name, tuple(self.offered(caller)))
 
-    def _run(self, connection: Connection, tool: Tool[Any, Any], arguments: dict[str, Any]) -> Any:
-        """Run one call in the connection's session (one at a time per connection) and bound its reply."""
+    def _run(self, connection: Connection, tool: Tool[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run one call in the connection's session (one at a time per connection); its reply, bounded."""
         session = connection.session
         with connection.lock:
             output = tool.run(ToolContext(self.host, connection.caller.scope, session), arguments)
@@ -153,25 +174,33 @@ class AgragMcpServer:
             session.forget(dropped)  # the client never got them whole: they cannot be cited
         return reply
 
-    def _bounded(self, data: Any, session: LedgerSession) -> tuple[Any, tuple[str, ...]]:
-        """The reply within the limit, notes included, and the evidence cut from it."""
+    def _bounded(self, data: Any, session: LedgerSession) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The reply whose compact JSON (the text sent) is within the limit, notes included; the evidence cut."""
         limit = self.options.max_result_chars
         pushed_out = session.take_dropped()
+        budget = limit
         for _ in range(MAX_BOUND_ROUNDS):
-            bounded = bound(data, limit)
+            bounded = bound(data, budget)
             reply = self._with_notes(bounded, session, pushed_out)
-            excess = size(reply) - self.options.max_result_chars
+            excess = size(reply) - limit
             if excess <= 0:
-                break
-            limit = max(limit - excess - NOTES_MARGIN, limit // 2)  # the notes took more room than bound left
-        return reply, bounded.dropped_evidence
+                return reply, bounded.dropped_evidence
+            budget = max(budget - excess - NOTES_MARGIN, budget // 2)  # the notes took more room than bound left
+        # A last resort (the notes are capped, so the rounds above fit): the client is told what was cut instead.
+        dropped = tuple(dict.fromkeys(evidence_ids(data)))
+        return self._with_notes(
+            BoundedResult({}, (f"the whole result: {size(data)} characters",), dropped), session, pushed_out
+        ), dropped
 
-    def _with_notes(self, bounded: BoundedResult, session: LedgerSession, pushed_out: tuple[str, ...]) -> Any:
+    def _with_notes(
+        self, bounded: BoundedResult, session: LedgerSession, pushed_out: tuple[str, ...]
+    ) -> dict[str, Any]:
         notes: dict[str, Any] = {}
         if bounded.truncated:
             notes["truncation"] = {
                 "limit_chars": self.options.max_result_chars,
-                "cut": list(bounded.cuts),
+                "cut": list(bounded.cuts[:NAMED_CUTS]),
+                "cut_more": max(0, len(bounded.cuts) - NAMED_CUTS),
                 "evidence_not_citable": list(bounded.dropped_evidence[:NAMED_CUT_EVIDENCE]),
                 "evidence_not_citable_more": max(0, len(bounded.dropped_evidence) - NAMED_CUT_EVIDENCE),
                 "hint": "Ask for fewer items (a smaller limit or fewer ids) to get them whole.",
@@ -182,10 +211,8 @@ class AgragMcpServer:
                 "dropped_oldest": len(pushed_out),
                 "hint": "The oldest evidence read in this connection can no longer be cited; fetch it again if needed.",
             }
-        data = bounded.data
-        if not notes:
-            return data
-        return {**data, **notes} if isinstance(data, dict) else {"result": data, **notes}
+        data = bounded.data if isinstance(bounded.data, dict) else {"result": bounded.data}
+        return {**data, **notes}
 
 
 def _error_result(text: str) -> types.CallToolResult:

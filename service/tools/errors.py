@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agrag.components.errors import AgragError, RetrievalError
+from agrag.components.errors import AgragError, DocumentNotFoundError, RetrievalError
 
 
 class ScopedRecipeError(RetrievalError):
@@ -54,13 +54,17 @@ class ConnectionOwnerError(AgragError):
 
 
 class ScopedWriteError(AgragError):
-    """A caller limited to some documents called a write tool: writes may touch any document, so they are refused."""
+    """A caller limited to some documents called a write tool: writes may touch any document, so they are refused.
 
-    def __init__(self, tool: str) -> None:
+    ``what`` says what the tool does instead, for ``preview_files``, which reads the files root (any document's
+    text) and goes with the write tools.
+    """
+
+    def __init__(self, tool: str, what: str = "writes to the data dir") -> None:
         self.tool = tool
         super().__init__(
-            f"{tool!r} writes to the data dir, which a token limited to documents may not do. Use a token that may "
-            "read every document, or ask the server's operator to run the write."
+            f"{tool!r} {what}, which a token limited to documents may not do. Use a token that may read every "
+            "document, or ask the server's operator to run it."
         )
 
 
@@ -74,4 +78,16 @@ class ForwardedWriteError(ReadOnlyToolError):
             f"{tool!r} writes to the data dir, and `agrag mcp` beside a running `agrag serve` forwards the read tools "
             f"only. Connect your MCP client to the server's endpoint ({url}/mcp) with a token that may write, or use "
             "the agrag CLI (agrag ingest, agrag delete, agrag ontology add).",
+        )
+
+
+class UnknownDocumentToDeleteError(DocumentNotFoundError):
+    """``delete_document`` was given an id no stored document has: refused before any run is queued."""
+
+    def __init__(self, document_id: str) -> None:
+        self.document_id = document_id
+        AgragError.__init__(
+            self,
+            f"No stored document has the id {document_id!r}, so nothing was deleted and no run was queued. Call "
+            "list_documents for the ids of the stored documents (the document_id of any search result is one too).",
         )

@@ -16,12 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agrag.components.data_models.document import document_id_for
 from agrag.components.data_models.ingestion_run import IngestionRun, RunSource, RunState
-from agrag.components.errors import IngestError
+from agrag.components.errors import DocumentNotFoundError, IngestError
 from agrag.components.loaders.file_selection import MAX_FILES, select_files
 from agrag.components.loaders.files_root import TEXTS_FOLDER, folder_key
 from agrag.components.loaders.text_documents import MAX_TEXT_CHARS, MAX_TITLE_CHARS, NAME_PATTERN
 from agrag.flows.text_targets import prepare_text, text_result
-from agrag.service.tools.errors import ReadOnlyToolError, ScopedWriteError
+from agrag.service.tools.errors import ReadOnlyToolError, ScopedWriteError, UnknownDocumentToDeleteError
 from agrag.service.tools.tool import Tool, ToolContext, ToolHost, ToolInput
 
 if TYPE_CHECKING:  # as the other tools: the definitions load without Haystack or FastAPI
@@ -212,6 +212,10 @@ def _reported_files(run: IngestionRun) -> list[dict[str, Any]]:
 
 def _delete(context: ToolContext, arguments: DeleteDocumentInput) -> WriteResult:
     host = writer(context, "delete_document")
+    try:  # an unknown id is the caller's mistake: refused here, not a run queued only to fail
+        host.runtime.require_document(arguments.document_id)
+    except DocumentNotFoundError as exc:
+        raise UnknownDocumentToDeleteError(arguments.document_id) from exc
     run = host.wait(host.queue.submit_delete(arguments.document_id, (), RunSource.CLI))
     return _result(arguments.document_id, run)
 

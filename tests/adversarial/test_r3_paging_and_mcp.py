@@ -622,6 +622,68 @@ async def test_r3_defect_7_agrag_mcp_forwarding_offers_and_runs_read_tools_only(
         assert admin.get("/v1/ingestions").json() == runs_before, "a run was queued"
 
 
+# defect 9: bounded replies, deleting an unknown id, write tools for a scoped token
+
+
+async def test_r3_defect_9_every_mcp_reply_fits_its_bound(served: Served) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("search", {"query": "Orion Planner incidents", "recipe": "hybrid", "overrides": ["recipe.limit=1000"]}),
+        ("search_evidence", {"query": "Orion Planner incidents team", "limit": 100}),
+        ("find_entities", {"query": "Orion", "limit": 100}),
+        ("explore", {"entity": "Orion Planner", "depth": 3, "limit": 100}),
+        ("list_documents", {"limit": 1000}),
+        ("status", {}),
+    ]
+    cut = 0
+    async with client(f"{served.url}/mcp", ADMIN) as session:
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            text = text_of(result)
+            assert not result.isError, text
+            assert len(text) <= MAX_RESULT_CHARS, f"{name}: {len(text)} characters"
+            assert json.loads(text) == result.structuredContent
+            cut += "truncation" in result.structuredContent
+    assert cut, "no reply reached the bound: the test proves nothing"
+
+
+async def test_r3_defect_9_delete_document_of_an_unknown_id_is_a_typed_error_and_queues_nothing(
+    served: Served,
+) -> None:
+    unknown = "d0123456789abcdef-nope"
+    with http(served, ADMIN) as admin:
+        runs_before = admin.get("/v1/ingestions").json()
+    async with client(f"{served.url}/mcp", ADMIN) as session:
+        error = await refused(session, "delete_document", {"document_id": unknown})
+    assert error.startswith("Not found:") and repr(unknown) in error and "list_documents" in error, error
+    with http(served, ADMIN) as admin:
+        assert admin.get("/v1/ingestions").json() == runs_before, "a run was queued"
+        assert len(admin.get("/v1/documents").json()) == len(NOTES)
+
+
+async def test_r3_defect_9_a_scoped_token_is_neither_offered_nor_served_the_write_tools(served: Served) -> None:
+    async with client(f"{served.url}/mcp", ADMIN) as session:
+        assert {tool.name for tool in (await session.list_tools()).tools} == READ_TOOLS | WRITE_TOOLS
+    async with client(f"{served.url}/mcp", SCOPED) as session:
+        assert {tool.name for tool in (await session.list_tools()).tools} == READ_TOOLS
+        for name, arguments in (
+            ("set_ontology", {"labels": {"Gadget": "A small device."}}),
+            ("delete_document", {"document_id": SCOPE[0]}),
+            ("preview_files", {}),
+            ("finalize", {}),
+        ):
+            error = await refused(session, name, arguments)
+            assert error.startswith("Not allowed:") and "limited to documents" in error, error
+    data_dir = served.data_dir
+    async with (
+        stdio_client(stdio_parameters(data_dir, AGRAG_API_TOKEN=SCOPED)) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT) as session,
+    ):
+        await session.initialize()
+        assert {tool.name for tool in (await session.list_tools()).tools} == READ_TOOLS
+        assert sorted(d["id"] for d in (await call(session, "list_documents"))["result"]) == list(SCOPE)
+    alive(served)
+
+
 def cli_env(data_dir: Path) -> dict[str, str]:
     """A user's shell: no AGRAG_ settings but the data dir."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGRAG_", "RETRIEVAL_", "PREFECT_API_"))}

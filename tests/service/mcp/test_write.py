@@ -93,7 +93,7 @@ async def test_agrag_serve_with_writes_lets_unscoped_tokens_ingest_over_http(wri
     app = create_app(runtime, access, queue=writable.queue, warm_up=False, mcp_writes=True)
     with uvicorn_in_thread(app) as url:
         async with client(f"{url}/mcp", TEAM) as scoped:
-            assert "ingest" in {tool.name for tool in (await scoped.list_tools()).tools}
+            assert "ingest" not in {tool.name for tool in (await scoped.list_tools()).tools}
             error = await refused(scoped, "ingest", {"text": FERRY, "document": "ferry.md"})
             assert error.startswith("Not allowed:") and "limited to documents" in error
         async with client(f"{url}/mcp", ADMIN) as admin:
