@@ -21,7 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from agrag.service.mcp.error_text import SecretMask, error_text
+from agrag.service.api.secret_mask import SecretMask
+from agrag.service.mcp.error_text import error_text
 from agrag.service.mcp.instructions import instructions
 from agrag.service.mcp.server import MCP_PATH, SERVER_NAME
 from agrag.service.tools.errors import ForwardedWriteError, UnknownToolError

@@ -275,10 +275,7 @@ def test_the_suite_fuzzes_every_route_and_tool(server: FuzzServer, openapi: dict
 
 
 # What fails on the code of issue 43, for the defects others fix on their branches; remove each mark with its fix.
-KNOWN_FAILURES = {
-    "http GET /v1/documents": "issue 43 defect 2",
-    "mcp list_documents": "issue 43 defect 2",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
