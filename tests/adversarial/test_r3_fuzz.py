@@ -271,20 +271,10 @@ def test_the_suite_fuzzes_every_route_and_tool(server: FuzzServer, openapi: dict
     with ToolFuzz(server, "status", Findings()) as mcp:
         tools = {tool.name for tool in mcp.portal.call(mcp.sessions["admin"].list_tools).tools}
     assert tools == {target.split(" ", 1)[1] for target in TARGETS if target.startswith("mcp ")}
-    assert {probe.target for probe in PROBES} | set(KNOWN_FAILURES) <= set(TARGETS)
+    assert {probe.target for probe in PROBES} <= set(TARGETS)
 
 
-# What fails on the code of issue 43, for the defects others fix on their branches; remove each mark with its fix.
-KNOWN_FAILURES: dict[str, str] = {}
-
-
-@pytest.mark.parametrize(
-    "target",
-    [
-        pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[t])) if t in KNOWN_FAILURES else t
-        for t in TARGETS
-    ],
-)
+@pytest.mark.parametrize("target", TARGETS)
 def test_hostile_input_gets_no_server_error_no_crash_and_no_secret(
     target: str, server: FuzzServer, openapi: dict[str, Any]
 ) -> None:
