@@ -11,7 +11,7 @@ from prefect.states import Completed
 
 from agrag.components.data_models.ingestion_run import RunKind
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import AgragError
+from agrag.components.errors import AgragError, DocumentNotFoundError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows import community_tasks
@@ -51,18 +51,23 @@ def delete_from(
 
     Its support of relations, the entities only it supported and their community memberships go; the communities
     are recomputed, and only those around what it touched get new reports. Deleting again completes a delete that
-    was killed half-way. The delete holds ``store.writing()`` (searches in the same process wait for it, then no
-    longer see the document); the communities are computed outside it and written under it.
+    was killed half-way. The delete is one commit (``store.committing()``: searches in the same process wait for it,
+    then no longer see the document; killed, it leaves the document as it was or deleted, never half); the
+    communities are computed outside it and written under the write lock.
 
     Raises:
         DocumentNotFoundError: no stored document has this id.
     """
-    with store.writing():
-        retired = store.graph.delete_document(document_id)
-        retirement = store.retire_chunks(retired)
+    with store.committing() as pending:
+        if document_id not in store.graph.document_versions([document_id]):
+            raise DocumentNotFoundError(document_id)
+        # retired while still current, so what other documents name is told apart; the delete commits last
+        retired = store.graph.document_chunk_ids(document_id)
+        retirement = store.retire_chunks(retired, pending=pending)
         touched = frozenset(retirement.touched)
         if store.journal is not None:
             touched = community_tasks.mark_communities_stale(store.journal, set(touched))
+        store.graph.delete_document(document_id)
     communities = 0
     settings = config.ingest.communities
     if settings.enabled:

@@ -1,6 +1,9 @@
-"""The write of a re-extracted document: its chunks' links replaced in one idempotent write under the write lock.
+"""The write of a re-extracted document: its chunks' links replaced in one idempotent commit.
 
-The order makes a write killed at any statement, and started again, end as one uninterrupted write:
+The commit (``KnowledgeStore.committing()``) writes the graph in one transaction and keeps the vectors it adds or
+changes pending (found by no search) until that transaction has committed, so a reader never sees the document half
+re-extracted, even after a kill. Its order makes a write failed at any statement, and started again, end as one
+uninterrupted write:
 
 1. the entities the chunks linked to before are read once and journaled (a resumed write must not read them from a
    half-replaced graph);
@@ -27,7 +30,7 @@ from agrag.components.embedders.embedding_texts import entity_embedding_text
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import entity_payload
-from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD, VectorPoint
+from agrag.components.stores.vector_store import MERGED_STATUS, VectorCollection, VectorPoint
 from agrag.flows.community_tasks import mark_communities_stale
 from agrag.pipelines.ingest_components import PhaseHashes
 
@@ -55,7 +58,8 @@ def replace_links(
 ) -> LinksReplaced:
     """Replace what ``chunk_ids`` (one document's current chunks) link to with ``resolution``'s extraction.
 
-    Only entities without a vector are embedded, outside the write lock; the write holds ``store.writing()``.
+    Only entities without a vector are embedded, outside the write lock; the write is one commit
+    (``store.committing()``).
     """
     journal = store.journal
     assert journal is not None  # checked when the documents were selected
@@ -65,7 +69,7 @@ def replace_links(
     before_key = PhaseKey(subject, BEFORE, hashes.resolve)
     run_key = PhaseKey(subject, RUN_ID, hashes.resolve)
     graph = store.graph
-    with store.writing():
+    with store.committing() as pending:
         before: frozenset[str] | None = journal.load(before_key)
         if before is None:
             records = graph.entities_of_chunks(chunk_ids)
@@ -76,17 +80,18 @@ def replace_links(
             run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
             journal.save(run_key, run_id)
         graph.upsert_entities(extraction.entities)
-        store.entities.upsert(points)
+        pending.add(VectorCollection.ENTITIES, points)
         graph.unlink_chunks(chunk_ids)
         graph.upsert_mentions(extraction.mentions)
         graph.upsert_about(extraction.about)
         graph.upsert_relations(extraction.relations)
         if resolution.decisions or resolution.candidates:
             graph.apply_resolution(resolution.decisions, resolution.candidates, run_id)
-        store.entities.set_payload(sorted(merged), {STATUS_FIELD: MERGED_STATUS})
+        stored = store.entities.existing_ids(sorted(merged)) - {p.id for p in points}  # new ones are pending already
+        pending.change(VectorCollection.ENTITIES, sorted(stored), MERGED_STATUS)
         named = {e.id for e in extraction.entities}
         removed = graph.drop_unnamed_entities(sorted(before - named))
-        store.entities.delete(removed)
+        pending.change(VectorCollection.ENTITIES, sorted(store.entities.existing_ids(removed)), None)
         touched = (set(before) | named) - set(removed)
         mark_communities_stale(journal, touched | set(graph.resolved_ids(sorted(touched)).values()) | set(removed))
         graph.set_config_hashes({document_id: hashes.resolve})

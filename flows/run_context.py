@@ -123,12 +123,16 @@ class RunContext:
     def finish(
         self, state: RunState, message: str, report: dict[str, object] | None = None, error: str = ""
     ) -> IngestionRun:
-        """The run ended ``state`` (``error``: the kind of error that ended it); a running stage did not finish."""
+        """The run ended ``state`` (``error``: the kind of error that ended it); a running stage did not finish.
+
+        That stage ends interrupted when the run was (a server shutting down), else failed.
+        """
+        stopped = StageState.INTERRUPTED if state == RunState.INTERRUPTED else StageState.FAILED
         with self._lock:
             if self._run.state.final:
                 return self._run
             stages = tuple(
-                replace(s, state=StageState.FAILED, seconds=self._seconds(s.name, s.seconds))
+                replace(s, state=stopped, seconds=self._seconds(s.name, s.seconds))
                 if s.state == StageState.RUNNING
                 else s
                 for s in self._run.stages

@@ -20,7 +20,8 @@ from agrag.components.data_models.resolution import MERGED, Resolution
 from agrag.components.stores.disk_space import BYTES_PER_POINT
 from agrag.components.stores.heap import release_free_heap
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.components.stores.vector_store import MERGED_STATUS, STATUS_FIELD
+from agrag.components.stores.pending_vectors import PendingVectors
+from agrag.components.stores.vector_store import MERGED_STATUS, VectorCollection
 from agrag.flows.commit_batches import CommitBatch, plan_commit_batches
 from agrag.flows.community_tasks import mark_communities_stale
 from agrag.flows.embed_task import EmbeddedPoints
@@ -54,14 +55,16 @@ def write_stores(
 ) -> WriteOutcome:
     """Write chunks, entities, mentions, relations and resolution decisions in commit batches of whole documents.
 
-    Each batch (about ``batch_chunks`` chunks, see ``plan_commit_batches``) is written under ``store.writing()``:
+    Each batch (about ``batch_chunks`` chunks, see ``plan_commit_batches``) is one commit (``store.committing()``):
     its chunks and vectors, its entities and links, the decisions that concern it, the retirement of its
     documents' older versions (their chunks marked superseded; what only they supported leaves the current graph),
-    then the commit of its documents, which is what makes the next run see them as unchanged. A reader in the same
-    process therefore waits for one batch at most and never sees a half-written document. Every write is an upsert
-    keyed by id and the retirement is idempotent, so a run killed inside a batch writes the same again when started
-    again; a run killed between batches resumes with the batches left, written with the same journaled resolution
-    and merge-log run id. ``control`` is checked between batches. The entities a batch touched are recorded as
+    then the commit of its documents, which is what makes the next run see them as unchanged. The commit is one
+    graph statement that makes the batch's chunks current, and its vectors stay pending (found by no search) until
+    it has run, so a reader, in this process or after a kill at any point, never sees a chunk of a version that is
+    not committed; a reader in the same process waits for one batch at most. Every write is an upsert keyed by id
+    and the retirement is idempotent, so a run killed inside a batch writes the same again when started again; a
+    run killed between batches resumes with the batches left, written with the same journaled resolution and
+    merge-log run id. ``control`` is checked between batches. The entities a batch touched are recorded as
     waiting for fresh community reports before its commit, so a kill after it still refreshes them. Each document
     is committed with its settings hash (``document_hashes``, else the phase's) and its plan JSON (``plans``).
 
@@ -86,10 +89,10 @@ def write_stores(
     bulk = writes_in_bulk(store, len(chunks), bulk_min_chunks)
     superseded = removed = 0
     recorded = (document_hashes or {}, plans or {})
-    # a bulk load holds the lock from its vectors to its commit: a reader sees none of it or all of it
-    with store.writing() if bulk else nullcontext():
-        if bulk:  # its vectors first, then dropped: the graph's copy needs the memory they took
-            _upsert_and_release(store, points)
+    # a bulk load is one commit, from its vectors to its documents: a reader sees none of it or all of it
+    with store.committing() if bulk else nullcontext() as whole:
+        if whole is not None:  # its vectors first, then dropped: the graph's copy needs the memory they took
+            _upsert_and_release(whole, points)
         batches = plan_commit_batches(
             documents,
             chunks,
@@ -100,11 +103,11 @@ def write_stores(
         )
         for batch in batches:
             checkpoint(control)
-            with store.writing():
-                if bulk:
-                    written = _bulk_write(store, batch, run_id, phase, recorded=recorded)
-                else:
-                    written = _write_batch(store, batch, run_id, merged, phase, recorded=recorded)
+            if whole is not None:
+                written = _bulk_write(store, whole, batch, run_id, phase, recorded=recorded)
+            else:
+                with store.committing() as pending:
+                    written = _write_batch(store, pending, batch, run_id, merged=merged, phase=phase, recorded=recorded)
             phase.journal.forget(document_subject(*v) for v in document_versions(batch.documents))
             if control is not None:
                 control.committed(len(batch.documents))
@@ -120,26 +123,27 @@ def writes_in_bulk(store: KnowledgeStore, chunks: int, bulk_min_chunks: int | No
 
 def _bulk_write(
     store: KnowledgeStore,
+    pending: PendingVectors,
     batch: CommitBatch,
     run_id: str,
     phase: Phase,
     *,
     recorded: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> WriteOutcome:
-    """Write a first ingestion's graph into the empty graph as one batch, in one transaction.
+    """Write a first ingestion's graph into the empty graph as one batch, in the commit ``pending`` belongs to.
 
-    Its vectors are written before (``_upsert_and_release``). The graph's rows go in by bulk copies
+    Its vectors were written before, pending (``_upsert_and_release``). The graph's rows go in by bulk copies
     (``bulk_load``), and the resolution and the commit of the documents in the same transaction, so a run killed
-    inside it leaves the graph empty and writes it all again when started again (the vectors are upserts by id).
-    The caller holds ``store.writing()``.
+    inside it leaves the graph empty and its vectors pending, and writes it all again when started again (the
+    vectors are upserts by id). The caller holds ``store.committing()``.
     """
     _bulk_graph(store, batch, run_id, phase, recorded=recorded)
-    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
+    pending.change(VectorCollection.ENTITIES, sorted(batch.merged), MERGED_STATUS)
     return WriteOutcome(0, 0)
 
 
-def _upsert_and_release(store: KnowledgeStore, points: EmbeddedPoints) -> None:
-    """Write a bulk load's vectors, then empty ``points`` and hand the freed heap back to the system.
+def _upsert_and_release(pending: PendingVectors, points: EmbeddedPoints) -> None:
+    """Write a bulk load's vectors (pending), then empty ``points`` and hand the freed heap back to the system.
 
     Why: at 1,000,000 chunks the points are gigabytes (a vector, a text and a payload each) that Qdrant Edge holds
     once written, and the graph's copy after them takes gigabytes more; written beside the copy, as before, the
@@ -147,8 +151,8 @@ def _upsert_and_release(store: KnowledgeStore, points: EmbeddedPoints) -> None:
     a vector write that fails leaves the graph untouched. With one commit batch, every entity's vector is written
     as the embed stage made it (``_unmerged_until_applied`` changes nothing) and merged members are marked after.
     """
-    store.chunks.upsert(points.chunks)
-    store.entities.upsert(points.entities)
+    pending.add(VectorCollection.CHUNKS, points.chunks)
+    pending.add(VectorCollection.ENTITIES, points.entities)
     points.chunks.clear()  # the caller's lists: the flow keeps its EmbeddedPoints until the stage returns
     points.entities.clear()
     release_free_heap()  # and what the extraction and resolution freed, which glibc would keep through the load
@@ -181,26 +185,32 @@ def _bulk_graph(
 
 def _write_batch(
     store: KnowledgeStore,
+    pending: PendingVectors,
     batch: CommitBatch,
     run_id: str,
+    *,
     merged: dict[str, str],
     phase: Phase,
-    *,
     recorded: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> WriteOutcome:
-    """Write one commit batch and commit its documents (the caller holds ``store.writing()``)."""
+    """Write one commit batch and commit its documents, in the commit ``pending`` belongs to.
+
+    The caller holds ``store.committing()``: the batch's chunks are uncommitted (no read sees them) and its vectors
+    pending (found by no search) until ``_commit`` has committed its documents, the last statement.
+    """
     superseded = store.graph.write_chunks([d.document for d in batch.documents], batch.chunks)
-    store.chunks.upsert(batch.chunk_points)
+    pending.add(VectorCollection.CHUNKS, batch.chunk_points)
     store.graph.upsert_entities(batch.entities)
-    store.entities.upsert(batch.entity_points)
+    pending.add(VectorCollection.ENTITIES, batch.entity_points)
     store.graph.upsert_mentions(batch.mentions)
     store.graph.upsert_about(batch.about)
     store.graph.upsert_relations(batch.relations)
     if batch.decisions or batch.candidates:
         store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
-    store.entities.set_payload(sorted(batch.merged), {STATUS_FIELD: MERGED_STATUS})
+    pending.change(VectorCollection.ENTITIES, sorted(batch.merged), MERGED_STATUS)
     # after the new version's links, so what it still supports stays (and what later batches name)
-    retirement = store.retire_chunks(superseded, keep=batch.keep)
+    incoming = [c.id for c in batch.chunks]
+    retirement = store.retire_chunks(superseded, keep=batch.keep, pending=pending, incoming=incoming)
     named = {m.entity_id for m in (*batch.mentions, *batch.about)} | set(retirement.touched)
     mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
     _commit(store, batch, phase, recorded)

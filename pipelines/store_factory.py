@@ -264,7 +264,8 @@ def open_knowledge_store(
 
     The vector collections are checked against the graph first (``vector_damage``): a missing or emptied collection
     is refused, not made anew, so that no command (a search, or an ingestion that would call every file unchanged)
-    runs on half a data dir. ``check_vectors=False`` is for ``agrag repair``, which rebuilds them.
+    runs on half a data dir. ``check_vectors=False`` is for ``agrag repair``, which rebuilds them. Vector points a
+    process killed inside a commit left pending get what the graph holds (``KnowledgeStore.settle_pending``).
 
     Raises:
         CorruptedStoreError: the graph file is damaged, or a vector collection lacks points the graph says it holds;
@@ -327,6 +328,11 @@ def _open_knowledge_store(
         spec=store_spec(settings, vector_store, embedder.model, rrf_k),
         space=space,
     )
+    try:
+        knowledge.settle_pending()  # vectors a process killed inside a commit left pending (none: nothing written)
+    except BaseException:
+        knowledge.close()
+        raise
     register_store(knowledge)  # components holding its spec resolve to it, never open the data dir twice
     return knowledge
 

@@ -74,6 +74,7 @@ class StageState(StrEnum):
     COMPLETED = "completed"
     SKIPPED = "skipped"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"  # the process running it stopped during it (killed, or a server shut down)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_payloads import entity_from_payload
 from agrag.components.stores.vector_store import (
     MERGED_STATUS,
+    PENDING,
     STATUS_FIELD,
     PayloadFilter,
     VectorCollection,
@@ -35,9 +36,10 @@ from agrag.components.stores.vector_store import (
     VectorStore,
 )
 
-# Entities merged into another keep their point for an undo, but only resolved entities are found. An exclusion, not
-# `status = current`, so entity points written before the status field existed are still found.
-RESOLVED_ONLY = PayloadFilter().and_not(STATUS_FIELD, MERGED_STATUS)
+# Entities merged into another keep their point for an undo, but only resolved entities are found, and none whose
+# commit has not finished (pending). An exclusion, not `status = current`, so entity points written before the status
+# field existed are still found.
+RESOLVED_ONLY = PayloadFilter().and_not(STATUS_FIELD, (MERGED_STATUS, PENDING))
 
 
 @component

@@ -58,7 +58,7 @@ class GraphDocumentStore(Protocol):
         ...
 
     def delete_document(self, document_id: str) -> list[str]:
-        """Mark a document deleted; return every chunk id of it, to retire."""
+        """Commit a document's delete (its chunks retired before, see ``retire_chunks``); return its chunk ids."""
         ...
 
     def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
@@ -132,11 +132,13 @@ class GraphIngestWriter(Protocol):
         """Create relations, or add supporting chunks to stored ones."""
         ...
 
-    def retire_chunks(self, chunk_ids: Sequence[str], keep: Collection[str] = ()) -> Retirement:
+    def retire_chunks(
+        self, chunk_ids: Sequence[str], keep: Collection[str] = (), incoming: Sequence[str] = ()
+    ) -> Retirement:
         """Take what only these superseded or deleted chunks supported out of the graph (idempotent).
 
         Entities in ``keep`` stay even when no current chunk names them any more (text still to be written names
-        them).
+        them), and so do those the uncommitted chunks ``incoming`` name (the commit being written makes them current).
         """
         ...
 

@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from types import TracebackType
 
 from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.data_models.retirement import Retirement
 from agrag.components.disk_space_errors import COMMITTED_STAYS
+from agrag.components.errors import StoreError
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.disk_space import DiskSpace
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.json_ontology_store import JsonOntologyStore
+from agrag.components.stores.pending_vectors import PendingVectors
 from agrag.components.stores.read_write_lock import ReadWriteLock
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.store_registry import unregister_store
 from agrag.components.stores.store_spec import StoreSpec
-from agrag.components.stores.vector_store import CURRENT, STATUS_FIELD, SUPERSEDED, VectorCollection, VectorStore
+from agrag.components.stores.vector_store import (
+    CURRENT,
+    MERGED_STATUS,
+    PENDING,
+    STATUS_FIELD,
+    SUPERSEDED,
+    PayloadFilter,
+    VectorCollection,
+    VectorStore,
+)
+
+PENDING_ONLY = PayloadFilter(((STATUS_FIELD, PENDING),))
 
 
 @dataclass
@@ -111,27 +124,90 @@ class KnowledgeStore:
         counts["community_vectors"] = self.communities.count()
         return counts
 
-    def retire_chunks(self, chunk_ids: Sequence[str], keep: Collection[str] = ()) -> Retirement:
-        """Take what only these chunks supported out of the graph and out of search (idempotent), under ``writing()``.
+    @contextmanager
+    def committing(self) -> Iterator[PendingVectors]:
+        """Write one commit alone, its vector changes pending (found by no search) until the graph has committed.
 
-        The chunks stay readable, marked superseded. Entities in ``keep`` stay (text still to be written names them).
+        Holds ``writing()``. The body writes the graph and ends with the graph's commit, one statement that Kùzu
+        commits whole (``commit_documents``, ``delete_document``...): until it, no read sees the new chunks. Vector
+        changes go through the yielded ``PendingVectors`` and are applied after the body. Should the body fail, the
+        points it made pending get what the graph holds; should the process die, the next open does that
+        (``settle_pending``). Not nested.
+
+        Why not one Kùzu transaction: Kùzu 0.11.3 wrote a batch's new MENTIONS links to the wrong entities inside a
+        multi-statement write transaction, in a graph reopened after links were deleted.
         """
         with self.writing():
-            # section chunks are never embedded, so only the points that exist are marked
-            self.chunks.set_payload(sorted(self.chunks.existing_ids(list(chunk_ids))), {STATUS_FIELD: SUPERSEDED})
-            retirement = self.graph.retire_chunks(chunk_ids, keep)
-            self.entities.delete(list(retirement.removed))
+            pending = PendingVectors(self.chunks, self.entities)
+            try:
+                yield pending
+            except BaseException:
+                with suppress(StoreError):  # what this cannot settle, the next open does
+                    self._settle(pending.ids(VectorCollection.CHUNKS), pending.ids(VectorCollection.ENTITIES))
+                raise
+            pending.apply()
+
+    def settle_pending(self) -> int:
+        """Give every pending vector point the status the graph holds for it; return how many there were.
+
+        Points are pending only while a commit is written (``committing``), so any found when the data dir is opened
+        belong to a process that died inside one. Each gets its status from the graph: a chunk the graph holds as
+        committed becomes current or superseded as it says, an entity merged, or current while a current chunk names
+        it; a point of what the graph never committed is deleted (the run started again writes it again, as it
+        writes the uncommitted chunks the graph keeps, which no read sees).
+        """
+        with self.writing():
+            chunk_ids = self.chunks.matching_ids(PENDING_ONLY)
+            entity_ids = self.entities.matching_ids(PENDING_ONLY)
+            self._settle(chunk_ids, entity_ids)
+        return len(chunk_ids) + len(entity_ids)
+
+    def _settle(self, chunk_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
+        current = {c.id: c.current for c in self.graph.get_chunks(chunk_ids)} if chunk_ids else {}
+        self.chunks.set_payload([i for i in chunk_ids if current.get(i) is True], {STATUS_FIELD: CURRENT})
+        self.chunks.set_payload([i for i in chunk_ids if current.get(i) is False], {STATUS_FIELD: SUPERSEDED})
+        self.chunks.delete([i for i in chunk_ids if i not in current])  # get_chunks reads committed chunks only
+        resolved = self.graph.resolved_ids(entity_ids) if entity_ids else {}
+        merged = [i for i in entity_ids if resolved.get(i, i) != i]
+        self.entities.set_payload(merged, {STATUS_FIELD: MERGED_STATUS})
+        kept = [i for i in entity_ids if resolved.get(i) == i]
+        supported = self.graph.supporting_chunk_ids(kept, limit=1) if kept else {}
+        self.entities.set_payload([i for i in kept if supported.get(i)], {STATUS_FIELD: CURRENT})
+        self.entities.delete([i for i in entity_ids if i not in resolved or (i in kept and not supported.get(i))])
+
+    def retire_chunks(
+        self,
+        chunk_ids: Sequence[str],
+        keep: Collection[str] = (),
+        pending: PendingVectors | None = None,
+        incoming: Sequence[str] = (),
+    ) -> Retirement:
+        """Take what only these chunks supported out of the graph and out of search (idempotent).
+
+        The chunks stay readable, marked superseded. Entities in ``keep`` stay (text still to be written names them),
+        and so do those the uncommitted chunks ``incoming`` name. Part of the commit of ``pending`` (see
+        ``committing``), written before its graph commit; else a commit of its own.
+        """
+        if pending is None:
+            with self.committing() as own:
+                return self.retire_chunks(chunk_ids, keep, own, incoming)
+        # section chunks are never embedded, so only the points that exist are marked
+        pending.change(VectorCollection.CHUNKS, sorted(self.chunks.existing_ids(list(chunk_ids))), SUPERSEDED)
+        retirement = self.graph.retire_chunks(chunk_ids, keep, incoming)
+        removed = sorted(self.entities.existing_ids(list(retirement.removed)))
+        pending.change(VectorCollection.ENTITIES, removed, None)
         return retirement
 
     def undo_merge(self, key: str) -> list[MergeLogEntry]:
-        """Undo a merge (by log id or member entity id), under ``writing()``: the member is an entity again, searchable.
+        """Undo a merge (by log id or member entity id), in one commit: the member is an entity again, searchable.
 
         Raises:
             MergeNotFoundError: no active merge has this id.
         """
-        with self.writing():
+        with self.committing() as pending:
             undone = self.graph.undo_merge(key)
-            self.entities.set_payload([e.member_id for e in undone], {STATUS_FIELD: CURRENT})
+            members = sorted(self.entities.existing_ids([e.member_id for e in undone]))
+            pending.change(VectorCollection.ENTITIES, members, CURRENT)
         return undone
 
     def close(self) -> None:

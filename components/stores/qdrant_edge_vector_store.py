@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from agrag.components.stores.qdrant_common import (
 )
 from agrag.components.stores.qdrant_edge_files import back_populated, populated_holes, segments_size
 from agrag.components.stores.vector_store import (
+    STATUS_FIELD,
     PayloadFilter,
     QueryLeg,
     StoredPoint,
@@ -38,6 +40,8 @@ from agrag.components.stores.vector_store import (
 )
 
 UPSERT_SLICE = 500  # points per shard update (one WAL entry each)
+PAYLOAD_SLICE = 10_000  # point ids per payload update: a bulk load's million ids are not one WAL entry
+SCROLL_PAGE = 10_000
 FLOAT_BYTES = 4
 # What indexing writes besides its copy of the growing segment: a new growing segment's preallocated files (a
 # 32 MiB vector chunk, payload index pages and flags), allocated whole on a memory-backed disk.
@@ -186,8 +190,9 @@ class QdrantEdgeVectorStore:
         for field in missing:
             self._update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword), "index")
 
-    def upsert(self, points: Sequence[VectorPoint]) -> None:
-        """Insert or replace points by id."""
+    def upsert(self, points: Sequence[VectorPoint], status: str | None = None) -> None:
+        """Insert or replace points by id; ``status``, if given, is stored in place of each payload's own."""
+        replaced = {} if status is None else {STATUS_FIELD: status}
         # One update per slice: each update is one WAL entry, which the next open reads back whole (a 30,000-point
         # entry took 1.1 GB of heap to replay, kept by the allocator for the life of the process).
         for start in range(0, len(points), UPSERT_SLICE):
@@ -195,7 +200,7 @@ class QdrantEdgeVectorStore:
                 qe.Point(
                     point_uuid(p.id),
                     {DENSE_VECTOR: list(p.dense), KEYWORD_VECTOR: self._bm25.embed_document(p.text)},
-                    {**p.payload, ITEM_ID_FIELD: p.id},
+                    {**p.payload, **replaced, ITEM_ID_FIELD: p.id},
                 )
                 for p in points[start : start + UPSERT_SLICE]
             ]
@@ -203,8 +208,25 @@ class QdrantEdgeVectorStore:
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         """Merge ``payload`` into the payload of the given points."""
-        if ids:
-            self._update(qe.UpdateOperation.set_payload([point_uuid(i) for i in ids], payload), "update payload in")
+        for start in range(0, len(ids), PAYLOAD_SLICE):
+            uuids: list[int | uuid.UUID | str] = [point_uuid(i) for i in ids[start : start + PAYLOAD_SLICE]]
+            self._update(qe.UpdateOperation.set_payload(uuids, payload), "update payload in")
+
+    def matching_ids(self, payload_filter: PayloadFilter) -> list[str]:
+        """The ids of every stored point that passes ``payload_filter``, in any order."""
+        found: list[str] = []
+        offset = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=SCROLL_PAGE, filter=_edge_filter(payload_filter), with_payload=[ITEM_ID_FIELD]
+            )
+            try:
+                records, offset = self._shard.scroll(request)
+            except Exception as exc:
+                raise StoreError(f"Could not read the Qdrant Edge shard at {self._path}: {exc}") from exc
+            found += [r.payload[ITEM_ID_FIELD] for r in records if r.payload]
+            if offset is None:
+                return found
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove the given points (ids not stored are ignored)."""

@@ -22,6 +22,7 @@ from agrag.components.stores.qdrant_common import (
     stored_points,
 )
 from agrag.components.stores.vector_store import (
+    STATUS_FIELD,
     PayloadFilter,
     QueryLeg,
     StoredPoint,
@@ -29,6 +30,8 @@ from agrag.components.stores.vector_store import (
     VectorHit,
     VectorPoint,
 )
+
+SCROLL_PAGE = 10_000
 
 try:
     from qdrant_client import QdrantClient, models
@@ -136,15 +139,16 @@ class QdrantServerVectorStore:
             must.append(models.HasIdCondition(has_id=[point_uuid(i) for i in payload_filter.ids]))
         return models.Filter(must=must, must_not=cls._conditions(payload_filter.excludes))
 
-    def upsert(self, points: Sequence[VectorPoint]) -> None:
-        """Insert or replace points by id."""
+    def upsert(self, points: Sequence[VectorPoint], status: str | None = None) -> None:
+        """Insert or replace points by id; ``status``, if given, is stored in place of each payload's own."""
         if not points:
             return
+        replaced = {} if status is None else {STATUS_FIELD: status}
         structs = [
             models.PointStruct(
                 id=point_uuid(p.id),
                 vector={DENSE_VECTOR: list(p.dense), KEYWORD_VECTOR: self._sparse(p.text, query=False)},
-                payload={**p.payload, ITEM_ID_FIELD: p.id},
+                payload={**p.payload, **replaced, ITEM_ID_FIELD: p.id},
             )
             for p in points
         ]
@@ -152,6 +156,26 @@ class QdrantServerVectorStore:
             self._client.upsert(self._name, points=structs, wait=True)
         except Exception as exc:
             raise StoreError(f"Could not write to Qdrant collection {self._name} at {self._where}: {exc}") from exc
+
+    def matching_ids(self, payload_filter: PayloadFilter) -> list[str]:
+        """The ids of every stored point that passes ``payload_filter``, in any order."""
+        found: list[str] = []
+        offset = None
+        try:
+            while True:
+                records, offset = self._client.scroll(
+                    self._name,
+                    scroll_filter=self._filter(payload_filter),
+                    limit=SCROLL_PAGE,
+                    offset=offset,
+                    with_payload=[ITEM_ID_FIELD],
+                    with_vectors=False,
+                )
+                found += [r.payload[ITEM_ID_FIELD] for r in records if r.payload]
+                if offset is None:
+                    return found
+        except Exception as exc:
+            raise StoreError(f"Could not read Qdrant collection {self._name} at {self._where}: {exc}") from exc
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         """Merge ``payload`` into the payload of the given points."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from agrag.components.data_models.ingestion_run import IngestionRun, RunKind, RunState
+from agrag.components.data_models.ingestion_run import IngestionRun, RunKind, RunState, StageState
 from agrag.components.errors import RunNotFoundError, StoreError
 from agrag.components.stores.sqlite_file import SqliteFile
 
@@ -123,10 +123,10 @@ class SqliteRunRegistry:
         return found[0] if found else None
 
     def mark_unfinished_interrupted(self) -> list[IngestionRun]:
-        """Mark every run recorded as queued or running as interrupted, and return them.
+        """Mark every run recorded as queued or running as interrupted, with the stage it was in, and return them.
 
         Call it when the data dir is opened (its lock held): a run still queued or running then belongs to a process
-        that is gone (killed, or stopped before it could record the end).
+        that is gone (killed, or stopped before it could record the end), and so does a stage still running.
         """
         marked = []
         for run in self.unfinished():
@@ -153,7 +153,11 @@ class SqliteRunRegistry:
             else:
                 message = "Interrupted: the process that queued it stopped before it started. Nothing was written; "
                 message += "start it again."
-            marked.append(self.update(replace(run, state=RunState.INTERRUPTED, message=message, finished=utc_now())))
+            stages = tuple(
+                replace(s, state=StageState.INTERRUPTED) if s.state == StageState.RUNNING else s for s in run.stages
+            )
+            ended = replace(run, state=RunState.INTERRUPTED, message=message, finished=utc_now(), stages=stages)
+            marked.append(self.update(ended))
         return marked
 
     def close(self) -> None:

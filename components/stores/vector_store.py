@@ -20,6 +20,9 @@ STATUS_FIELD = "status"
 CURRENT = "current"
 SUPERSEDED = "superseded"
 MERGED_STATUS = "merged"  # an entity merged into another: kept for undo, left out of search
+# Written by a graph commit that has not finished (``PendingVectors``): no search sees it, and the next open of the
+# data dir settles it to what the graph committed (``KnowledgeStore.settle_pending``).
+PENDING = "pending"
 
 
 class VectorCollection(StrEnum):
@@ -99,8 +102,12 @@ class VectorStore(Protocol):
         """Which collection this store holds."""
         ...
 
-    def upsert(self, points: Sequence[VectorPoint]) -> None:
-        """Insert or replace points by id."""
+    def upsert(self, points: Sequence[VectorPoint], status: str | None = None) -> None:
+        """Insert or replace points by id; ``status``, if given, is stored in place of each payload's own."""
+        ...
+
+    def matching_ids(self, payload_filter: PayloadFilter) -> list[str]:
+        """The ids of every stored point that passes ``payload_filter``, in any order."""
         ...
 
     def query(

@@ -36,6 +36,7 @@ _MARKS = {
     StageState.COMPLETED: "[green]✓[/green]",
     StageState.SKIPPED: "[dim]-[/dim]",
     StageState.FAILED: "[red]✗[/red]",
+    StageState.INTERRUPTED: "[yellow]![/yellow]",
 }
 
 
@@ -71,6 +72,8 @@ def stage_line(stage: StageStatus) -> str:
         return f"{stage.name}: skipped, {stage.line}"
     if stage.state == StageState.FAILED:
         return f"{stage.name}: failed, {stage.line}"
+    if stage.state == StageState.INTERRUPTED:
+        return f"{stage.name}: interrupted ({stage.seconds:.2f} s)"
     return f"{stage.name}: {stage.line or 'done'} ({stage.seconds:.2f} s)"
 
 

@@ -47,15 +47,18 @@ class KuzuDocuments(KuzuConnection):
         return [chunk_id for chunk_id, chunk_version, _ in rows if version is None or chunk_version == version]
 
     def delete_document(self, document_id: str) -> list[str]:
-        """Mark a document deleted and its chunks no longer current; return every chunk id of it, to retire.
+        """Commit the delete of a document: it loses its version and its chunks their currency; return its chunk ids.
 
-        Its chunks stay readable by id (as superseded text). Deleting it again repeats the retirement, which is
-        idempotent, so a delete that was killed half-way completes. Raises ``DocumentNotFoundError`` for an
-        unknown id.
+        One statement (a kill keeps all of it or none). Its chunks stay readable by id (as superseded text). Retire
+        them first (``retire_chunks`` with every chunk id of the document), while they are still current: deleting
+        again repeats that retirement, which is idempotent, so a delete that was killed half-way completes. Raises
+        ``DocumentNotFoundError`` for an unknown id.
         """
-        if not self._write(cy.MARK_DOCUMENT_DELETED, {"id": document_id}):
+        if not self._run(cy.DOCUMENT_KNOWN, {"id": document_id}):
             raise DocumentNotFoundError(document_id)
-        return [row[0] for row in self._write(cy.CHUNKS_OF_DELETED_DOCUMENT, {"id": document_id})]
+        chunk_ids = self.document_chunk_ids(document_id)
+        self._write(cy.DELETE_DOCUMENT, {"id": document_id})
+        return chunk_ids
 
     def documents(self, scope: Sequence[str] | None = None, offset: int = 0, limit: int = 100) -> list[StoredDocument]:
         """The committed documents (within ``scope``: document ids; None: all), by source path, one page.

@@ -7,12 +7,16 @@ DOCUMENT_VERSIONS = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.versio
 DOCUMENT_ORIGINS = f"MATCH (d:Document) WHERE d.id IN $ids AND d.version <> '' RETURN {DocumentRow.returning(upto=-1)}"
 SET_SOURCE_FOLDERS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.source_folder = r.source_folder"
 DOCUMENT_CONFIG_HASHES = "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id, d.config_hash"
-# Every chunk of the document, current or not, so a delete killed half-way completes when run again.
-CHUNKS_OF_DELETED_DOCUMENT = "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) SET c.current = false RETURN c.id"
+# The commit of a delete, in one statement (a kill keeps all of it or none): the document loses its version, and its
+# committed chunks their currency (still readable by id, as superseded); chunks never committed stay so.
+DELETE_DOCUMENT = (
+    "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 "
+    "WITH d MATCH (d)-[:HAS_CHUNK]->(c:Chunk) WHERE c.current IS NOT NULL SET c.current = false"
+)
 CHUNK_IDS_OF_DOCUMENT = (
     "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) RETURN c.id, c.document_version, c.ord ORDER BY c.ord"
 )
-MARK_DOCUMENT_DELETED = "MATCH (d:Document {id: $id}) SET d.version = '', d.chunk_count = 0 RETURN d.id"
+DOCUMENT_KNOWN = "MATCH (d:Document {id: $id}) RETURN d.id"
 SET_DOCUMENT_PLANS = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.plan = r.plan"
 SET_CONFIG_HASHES = "UNWIND $rows AS r MATCH (d:Document {id: r.id}) SET d.config_hash = r.config_hash"
 

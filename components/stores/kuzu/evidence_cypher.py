@@ -26,13 +26,18 @@ from agrag.components.stores.kuzu.cypher_common import (
 )
 from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, RelationRow
 
-GET_CHUNKS_IN_SCOPE = f"MATCH (c:Chunk) WHERE c.id IN $ids AND {_in_scope('c.document_id')} RETURN {ChunkRow.RETURN}"
+# A chunk never committed (`current` NULL) is read by no one: every read by id asks `c.current IS NOT NULL`.
+GET_CHUNKS_IN_SCOPE = (
+    f"MATCH (c:Chunk) WHERE c.id IN $ids AND c.current IS NOT NULL AND {_in_scope('c.document_id')} "
+    f"RETURN {ChunkRow.RETURN}"
+)
 
 # The chunks next to chunk `$id` (`s`, itself in scope) in one document version: one statement per direction. A
 # section chunk is the PARENT of the text chunks cut from it; NEXT is reading order.
 _NEIGHBOUR_SCOPE = (
     f"{_in_scope('s.document_id')} AND {_in_scope('c.document_id')} "
-    "AND c.document_id = s.document_id AND c.document_version = s.document_version"
+    "AND c.document_id = s.document_id AND c.document_version = s.document_version "
+    "AND s.current IS NOT NULL AND c.current IS NOT NULL"
 )
 CHUNK_NEIGHBOURS = {
     "parent": f"MATCH (s:Chunk {{id: $id}})-[:PARENT]->(c:Chunk) WHERE {_NEIGHBOUR_SCOPE} RETURN {ChunkRow.RETURN}",
@@ -59,6 +64,7 @@ CHUNK_NEIGHBOURS = {
 VERSION_CHUNKS_OVERLAPPING = (
     "MATCH (d:Document {id: $document_id})-[:HAS_CHUNK]->(c:Chunk) "
     "WHERE c.document_version = $version AND c.start_offset < $span_end AND c.end_offset > $span_start "
+    "AND c.current IS NOT NULL "
     f"AND {_in_scope('d.id')} RETURN {ChunkRow.RETURN} ORDER BY c.start_offset, c.ord, c.id"
 )
 

@@ -2,25 +2,31 @@
 
 # Each `$rows` entry is the table's row as `rows.py` builds it (`ChunkRow.params(chunk)`, `merge_log_params(...)`, ...).
 
-UPSERT_DOCUMENTS = (
+# The commit of document versions, in one statement (Kùzu commits each statement whole, and a kill keeps all of it or
+# none): each document gets its version, and its chunks' currency follows, the new version's current, older versions'
+# superseded, and chunks of a version never committed (current NULL) stay uncommitted. Starts from each document's
+# primary key, so the flip costs the documents' chunks, not a scan of all chunks.
+COMMIT_DOCUMENTS = (
     "UNWIND $rows AS r MERGE (d:Document {id: r.id}) "
     "SET d.version = r.version, d.title = r.title, d.source_path = r.source_path, d.chunk_count = r.chunk_count, "
-    "d.config_hash = r.config_hash, d.source_folder = r.source_folder, d.plan = r.plan"
+    "d.config_hash = r.config_hash, d.source_folder = r.source_folder, d.plan = r.plan "
+    "WITH d, r MATCH (d)-[:HAS_CHUNK]->(c:Chunk) "
+    "SET c.current = CASE WHEN c.document_version = r.version THEN true WHEN c.current IS NULL THEN NULL ELSE false END"
 )
 
-# Starts from each document's primary key, so superseding costs the documents' chunks, not a scan of all chunks.
-# Returns every older chunk, not only those it changes: a write killed after this statement must, when run again,
-# still retire what those chunks supported.
-SUPERSEDE_CHUNKS = (
+# Every older chunk of the documents (what the commit will supersede), for the retirement written before the commit.
+OLDER_CHUNKS = (
     "UNWIND $rows AS r MATCH (d:Document {id: r.id})-[:HAS_CHUNK]->(c:Chunk) "
-    "WHERE c.document_version <> r.version SET c.current = false RETURN c.id"
+    "WHERE c.document_version <> r.version RETURN c.id"
 )
 
+# A new chunk is not committed (current NULL: no read sees it) until ``COMMIT_DOCUMENTS`` flips it; a stored one keeps
+# its currency (written again by a resumed or repeated run, it is the same text).
 UPSERT_CHUNKS = (
     "UNWIND $rows AS r MERGE (c:Chunk {id: r.id}) "
     "SET c.document_id = r.document_id, c.document_version = r.document_version, c.title = r.title, "
     "c.text = r.text, c.heading_path = r.heading_path, c.ord = r.ord, c.start_offset = r.start_offset, "
-    "c.end_offset = r.end_offset, c.parent_id = r.parent_id, c.kind = r.kind, c.cells = r.cells, c.current = true"
+    "c.end_offset = r.end_offset, c.parent_id = r.parent_id, c.kind = r.kind, c.cells = r.cells"
 )
 
 # A document node exists from here on, but has no version until it is committed.
@@ -69,10 +75,13 @@ DELETE_RELATIONS = (
     "UNWIND $rows AS r MATCH (a:Entity {id: r.a})-[x:RELATED]->(b:Entity {id: r.b}) WHERE x.id = r.id DELETE x"
 )
 ENTITIES_OF_CHUNKS = "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.id IN $ids RETURN DISTINCT e.id"
-# An entity keeps its place while a current chunk names it, or names an entity merged into it: raw ids, so a merged
-# member still named is not taken for an orphan, and a resolved entity its members still need is kept.
+# An entity keeps its place while a chunk current after the commit being written names it, or names an entity merged
+# into it: raw ids, so a merged member still named is not taken for an orphan, and a resolved entity its members still
+# need is kept. Written before the commit: the chunks it retires (`$gone`) are current still, and its own (`$incoming`)
+# not yet.
 STILL_NAMED = (
-    "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) WHERE c.current AND (e.id IN $ids OR e.merged_into IN $ids) "
+    "MATCH (c:Chunk)-[:MENTIONS|:ABOUT]->(e:Entity) "
+    "WHERE ((c.current AND NOT c.id IN $gone) OR c.id IN $incoming) AND (e.id IN $ids OR e.merged_into IN $ids) "
     "RETURN DISTINCT e.id, e.merged_into"
 )
 DELETE_ENTITIES = "MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e"

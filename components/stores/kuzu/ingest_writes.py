@@ -28,7 +28,12 @@ class KuzuIngestWrites(KuzuConnection):
     per_row_from = 20_000
 
     def write_chunks(self, documents: Sequence[Document], chunks: Sequence[Chunk]) -> list[str]:
-        """Store the chunks of document versions and their links; mark other versions' chunks superseded."""
+        """Store the chunks of document versions, uncommitted, and their links; return the other versions' chunks.
+
+        No read sees the new chunks until ``commit_documents`` commits their versions, which also supersedes the
+        chunk ids returned here (every older chunk of these documents, so a write killed before the commit retires
+        the same when run again).
+        """
         self._write_batched(cy.UPSERT_CHUNKS, "rows", [ChunkRow.params(c) for c in chunks])
         large = self._large()
         links = [{"document_id": c.document_id, "chunk_id": c.id} for c in chunks]
@@ -53,7 +58,7 @@ class KuzuIngestWrites(KuzuConnection):
             self._write_batched(cy.LINK_NEXT, "pairs", next_pairs)
             self._write_batched(cy.LINK_PARENT, "pairs", parents)
         versions = [{"id": d.id, "version": d.version} for d in documents]
-        return [row[0] for row in self._write_batched(cy.SUPERSEDE_CHUNKS, "rows", versions)]
+        return [row[0] for row in self._write_batched(cy.OLDER_CHUNKS, "rows", versions)]
 
     def commit_documents(
         self,
@@ -63,8 +68,9 @@ class KuzuIngestWrites(KuzuConnection):
         config_hashes: Mapping[str, str] | None = None,
         plans: Mapping[str, str] | None = None,
     ) -> None:
-        """Record each document version (with its chunk count) as current and fully written.
+        """Commit each document version (with its chunk count): from here on reads see it, and only it, as current.
 
+        One statement, which Kùzu commits whole: the versions, and their chunks current (older versions' superseded).
         ``config_hash`` names the settings it was ingested with (``config_hashes`` per document id, where given);
         ``plans`` the plan (``AppliedPlan`` JSON) each was ingested with. Also records a new ``generation``, so
         readers that cache the graph know it changed.
@@ -78,7 +84,8 @@ class KuzuIngestWrites(KuzuConnection):
             )
             for d, count in documents
         ]
-        self._write_batched(cy.UPSERT_DOCUMENTS, "rows", rows)
+        if rows:
+            self._write(cy.COMMIT_DOCUMENTS, {"rows": rows})  # not in slices: a commit is one statement
         self._bump_generation()
 
     def existing_entity_ids(self, entity_ids: Sequence[str]) -> set[str]:
@@ -113,20 +120,23 @@ class KuzuIngestWrites(KuzuConnection):
         else:
             self._write_batched(cy.UPSERT_RELATIONS, "rows", rows)
 
-    def retire_chunks(self, chunk_ids: Sequence[str], keep: Collection[str] = ()) -> Retirement:
+    def retire_chunks(
+        self, chunk_ids: Sequence[str], keep: Collection[str] = (), incoming: Sequence[str] = ()
+    ) -> Retirement:
         """Take what only these (superseded or deleted) chunks supported out of the current graph.
 
         Their ids leave every relation's support, and a relation left with none is deleted; an entity they named or
-        were about that no current chunk supports any more is deleted with its links, unless it is in ``keep``
-        (entities that text still to be written in the same run will name). The chunks themselves stay readable.
-        Retiring the same chunks again changes nothing more.
+        were about that no other current chunk, nor one of ``incoming`` (the uncommitted chunks of the commit being
+        written), supports is deleted with its links, unless it is in ``keep`` (entities that text still to be
+        written in the same run will name). Written before that commit, while these chunks are still current; the
+        chunks themselves stay readable. Retiring the same chunks again changes nothing more.
         """
         ids = list(chunk_ids)
         if not ids:
             return Retirement((), ())
         self._drop_relation_support(ids)
         touched = sorted({row[0] for row in self._write_batched(cy.ENTITIES_OF_CHUNKS, "ids", ids)})
-        named = {i for row in self._write_batched(cy.STILL_NAMED, "ids", touched) for i in row if i}
+        named = self._still_named(touched, gone=ids, incoming=incoming)
         orphans = [e for e in touched if e not in named and e not in keep]
         self._write_batched(cy.DELETE_ENTITIES, "ids", orphans)
         self._bump_generation()
@@ -156,12 +166,19 @@ class KuzuIngestWrites(KuzuConnection):
         As retiring chunks does: an entity a merged member still needs stays, and deleting again changes nothing.
         """
         ids = sorted(set(entity_ids))
-        named = {i for row in self._write_batched(cy.STILL_NAMED, "ids", ids) for i in row if i}
+        named = self._still_named(ids)
         orphans = [e for e in ids if e not in named]
         self._write_batched(cy.DELETE_ENTITIES, "ids", orphans)
         if orphans:
             self._bump_generation()
         return orphans
+
+    def _still_named(
+        self, entity_ids: Sequence[str], gone: Sequence[str] = (), incoming: Sequence[str] = ()
+    ) -> set[str]:
+        """Those of ``entity_ids`` (and what they are merged into) that chunks current after the commit name."""
+        rows = self._write_batched(cy.STILL_NAMED, "ids", entity_ids, gone=list(gone), incoming=list(incoming))
+        return {i for row in rows for i in row if i}
 
     def _drop_relation_support(self, chunk_ids: list[str]) -> None:
         """Take ``chunk_ids`` out of every relation's support; a relation left with none is deleted."""

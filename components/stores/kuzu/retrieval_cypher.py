@@ -13,7 +13,8 @@ from agrag.components.stores.kuzu.cypher_common import (
 from agrag.components.stores.kuzu.rows import ChunkRow, EntityRow, MergedMemberRow, RelationRow
 
 # Lookups by id start from each id's primary key (`UNWIND`): `c.id IN $ids` would scan the whole table per query.
-GET_CHUNKS = f"UNWIND $ids AS i MATCH (c:Chunk) WHERE c.id = i RETURN {ChunkRow.RETURN}"
+# A chunk never committed (`current` NULL) is read by no one.
+GET_CHUNKS = f"UNWIND $ids AS i MATCH (c:Chunk) WHERE c.id = i AND c.current IS NOT NULL RETURN {ChunkRow.RETURN}"
 
 GET_ENTITIES = f"UNWIND $ids AS i MATCH (e:Entity) WHERE e.id = i RETURN {EntityRow.RETURN}"
 # Every record merged into another, with its active merge-log line (a merge never rewrites edges: the member keeps

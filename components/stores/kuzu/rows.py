@@ -87,7 +87,8 @@ ChunkRow = RowFormat[Chunk, Chunk](
 )
 """The ``Chunk`` table (``c``): a passage of one document version; table cells are stored as JSON.
 
-A write leaves ``current`` to the statement (a new chunk is current).
+A write leaves ``current`` to the statements: NULL for a new chunk (not committed: no read sees it) until its
+document version is committed, then true, and false once superseded.
 """
 
 EntityRow = RowFormat[Entity, Entity](

@@ -26,7 +26,7 @@ class KuzuStatus(KuzuScopedNames):
     def counts(self) -> dict[str, int]:
         """Return the number of rows of every node and relationship table."""
         counts = {table: int(self._run(schema.count_nodes(table))[0][0]) for table in schema.NODE_TABLES}
-        counts.update({table: int(self._run(schema.count_rels(table))[0][0]) for table in schema.REL_TABLES})
+        counts.update({table: int(self._run(schema.count_live_rels(table))[0][0]) for table in schema.REL_TABLES})
         return counts
 
     def embedded_counts(self) -> dict[str, int]:

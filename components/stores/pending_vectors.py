@@ -1,0 +1,82 @@
+"""``PendingVectors``: the vector side of one graph commit, hidden from every search until the graph commits."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from agrag.components.stores.vector_store import (
+    CURRENT,
+    PENDING,
+    STATUS_FIELD,
+    VectorCollection,
+    VectorPoint,
+    VectorStore,
+)
+
+
+class PendingVectors:
+    """What one commit does to the chunk and entity vectors, held back until the graph's transaction commits.
+
+    The graph writes a commit (a batch of documents, a delete, a re-extraction) in one Kùzu transaction; the vector
+    collections have no transactions. So before the graph commits, every point the commit adds or changes is
+    written with the status ``pending``, which no search matches, and what it is to become is kept here; ``apply``
+    writes that once the graph has committed. Killed before the graph's commit, the graph keeps none of the commit
+    and its points are pending; killed after it, the graph holds the commit and the points are still pending. In
+    neither case can a reader find a chunk of a version that is not committed (or a retired one as current), and
+    the next open of the data dir settles every pending point to what the graph holds
+    (``KnowledgeStore.settle_pending``).
+
+    Usage:
+        ```python
+        pending = PendingVectors(store.chunks, store.entities)
+        pending.add(VectorCollection.CHUNKS, points)  # written pending, current once applied
+        with store.graph.transaction():
+            ...  # the graph's writes
+        pending.apply()
+        ```
+    """
+
+    def __init__(self, chunks: VectorStore, entities: VectorStore) -> None:
+        """Stage changes to the ``chunks`` and ``entities`` collections."""
+        self._stores = {VectorCollection.CHUNKS: chunks, VectorCollection.ENTITIES: entities}
+        # point id -> the status it gets once the graph committed; None: the point is deleted then
+        self._then: dict[VectorCollection, dict[str, str | None]] = {c: {} for c in self._stores}
+
+    def add(self, collection: VectorCollection, points: Sequence[VectorPoint]) -> None:
+        """Write ``points`` now as pending; once applied, each gets the status its payload names (else current)."""
+        if not points:
+            return
+        self._stores[collection].upsert(points, status=PENDING)
+        then = self._then[collection]
+        for point in points:
+            then[point.id] = str(point.payload.get(STATUS_FIELD, CURRENT))
+
+    def change(self, collection: VectorCollection, ids: Sequence[str], then: str | None) -> None:
+        """Hide the stored points ``ids`` now (pending); once applied they get the status ``then`` (None: deleted).
+
+        Only ids of stored points: a pending status cannot be set on a point that does not exist.
+        """
+        if not ids:
+            return
+        self._stores[collection].set_payload(sorted(ids), {STATUS_FIELD: PENDING})
+        for point_id in ids:
+            self._then[collection][point_id] = then
+
+    def ids(self, collection: VectorCollection) -> list[str]:
+        """The points of ``collection`` this commit made pending, by id."""
+        return sorted(self._then[collection])
+
+    def apply(self) -> None:
+        """Give every staged point the status it is to have, and delete those to go: after the graph committed."""
+        for collection, then in self._then.items():
+            store = self._stores[collection]
+            by_status: dict[str | None, list[str]] = defaultdict(list)
+            for point_id, status in then.items():
+                by_status[status].append(point_id)
+            for status, point_ids in sorted(by_status.items(), key=lambda item: item[0] or ""):
+                if status is None:
+                    store.delete(point_ids)
+                else:
+                    store.set_payload(point_ids, {STATUS_FIELD: status})
+            then.clear()

@@ -1,0 +1,148 @@
+"""Run real ``agrag`` commands that SIGKILL themselves at a chosen call of a store method, forked from a warm process.
+
+A kill matrix needs a dozen killed commands; each ``agrag`` process spends 10 to 20 s importing its flows on a busy
+two-core machine before it writes anything. So every command is forked from one ``multiprocessing`` fork server
+that imported agrag's flows once (``PRELOAD``): the child runs the CLI's own entry point
+(``agrag.service.cli.main``) in-process, as ``agrag ingest ...`` does, with its Prefect flows against the test's
+Prefect server, and kills itself with SIGKILL right before or after the n-th call of the named function: no
+exception, no cleanup, stores and journals left as they are, as a power cut leaves them.
+
+Usage:
+    ```python
+    code = run_agrag(
+        ["ingest", str(folder), "embedder=hashed", "ingest.write_batch_chunks=2"],
+        data_dir=tmp_path / "data",
+        log=tmp_path / "killed.log",
+        kill=KillPoint("agrag.components.stores.pending_vectors:PendingVectors.apply", nth=2, before=True),
+    )
+    assert code == -signal.SIGKILL
+    ```
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from multiprocessing import forkserver
+from pathlib import Path
+from typing import Any
+
+PRELOAD = [
+    "agrag.service.cli",
+    "agrag.flows.ingest_flow",
+    "agrag.flows.delete_flow",
+    "agrag.flows.reextract_flow",
+    "agrag.pipelines.runtime",
+    "agrag.service.server.private_prefect",
+    "tests.support.kill_points",
+]
+_CONTEXT = multiprocessing.get_context("forkserver")
+_CONTEXT.set_forkserver_preload(PRELOAD)
+
+
+@dataclass(frozen=True, slots=True)
+class KillPoint:
+    """Where a command dies: ``module:Class.method`` (or ``module:function``), at its ``nth`` call in the process.
+
+    ``before``: right before that call runs, else right after it returned.
+    """
+
+    target: str
+    nth: int = 1
+    before: bool = False
+
+
+def run_agrag(
+    argv: list[str],
+    *,
+    data_dir: Path,
+    log: Path,
+    prefect_api_url: str,
+    kill: KillPoint | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 300.0,
+) -> int:
+    """Run ``agrag ARGV`` on ``data_dir`` in a forked child (output to ``log``); return its exit code.
+
+    -9 (``-signal.SIGKILL``) when ``kill`` was reached. ``env`` adds environment variables for the command.
+    """
+    _start_server(prefect_api_url)
+    command = _Command(argv, str(data_dir), str(log), prefect_api_url, kill, env or {})
+    child = _CONTEXT.Process(target=_child, args=(command,), daemon=False)
+    child.start()
+    child.join(timeout)
+    if child.exitcode is None:
+        child.kill()
+        child.join()
+        raise TimeoutError(f"`agrag {' '.join(argv)}` did not end within {timeout} s; its output is in {log}")
+    return int(child.exitcode)
+
+
+def _start_server(prefect_api_url: str) -> None:
+    """Start the fork server (once) with ``PREFECT_API_URL`` in its environment.
+
+    Prefect reads its settings from the environment when it is imported, which the fork server does before any
+    child exists; this process's own environment is left as it was.
+    """
+    before = os.environ.get("PREFECT_API_URL")
+    os.environ["PREFECT_API_URL"] = prefect_api_url
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PREFECT_API_URL"]
+        else:
+            os.environ["PREFECT_API_URL"] = before
+
+
+@dataclass(frozen=True, slots=True)
+class _Command:
+    argv: list[str]
+    data_dir: str
+    log: str
+    api_url: str
+    kill: KillPoint | None
+    env: dict[str, str]
+
+
+def _child(command: _Command) -> None:
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from agrag.service.cli import main
+
+    out = os.open(command.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.environ.update({**command.env, "AGRAG_DATA_DIR": command.data_dir, "PREFECT_API_URL": command.api_url})
+    os.environ.pop("COLUMNS", None)
+    if command.kill is not None:
+        _die_at(command.kill)
+    sys.argv = ["agrag", *command.argv]
+    with temporary_settings(updates={PREFECT_API_URL: command.api_url}):
+        main()
+
+
+def _die_at(kill: KillPoint) -> None:
+    module_name, _, qualname = kill.target.partition(":")
+    owner: Any = importlib.import_module(module_name)
+    *path, name = qualname.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    original = getattr(owner, name)
+    calls = 0
+
+    def dying(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if kill.before and calls == kill.nth:
+            os.kill(os.getpid(), signal.SIGKILL)
+        result = original(*args, **kwargs)
+        if not kill.before and calls == kill.nth:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+
+    setattr(owner, name, dying)
