@@ -185,10 +185,10 @@ def test_a_vector_write_that_fails_before_the_copy_commits_nothing_of_the_graph(
     original = QdrantEdgeVectorStore.upsert
     copies: list[int] = []
 
-    def failing(self: QdrantEdgeVectorStore, points: Any) -> None:
+    def failing(self: QdrantEdgeVectorStore, points: Any, status: str | None = None) -> None:
         if self.collection is VectorCollection.ENTITIES:
             raise StoreError("the vector disk is full")
-        original(self, points)
+        original(self, points, status)
 
     def counted(self: KuzuGraphStore, *args: Any, **kwargs: Any) -> None:
         copies.append(1)

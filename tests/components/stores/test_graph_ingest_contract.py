@@ -23,10 +23,12 @@ def test_a_new_version_supersedes_the_chunks_of_the_old_one(
     new_chunks = chunks_of(v2, ["Planner notes", "Maria Chen retired."])
     superseded = writer.write_chunks([v2], new_chunks)
     assert sorted(superseded) == sorted(c.id for c in corpus.chunks["a"])
-    assert [c.current for c in store.get_chunks([corpus.chunk("a", 1), new_chunks[1].id])] == [False, True]
-    assert store.document_versions(["a"]) == {"a": "v1"}  # not current until committed
+    # until the commit, the new chunks are read by no one and the old ones stay current
+    assert [c.current for c in store.get_chunks([corpus.chunk("a", 1), new_chunks[1].id])] == [True]
+    assert store.document_versions(["a"]) == {"a": "v1"}
     before = store.info()["generation"]
     writer.commit_documents([(v2, 2)], "hash-2", plans={"a": ""})
+    assert [c.current for c in store.get_chunks([corpus.chunk("a", 1), new_chunks[1].id])] == [False, True]
     assert store.document_versions(["a"]) == {"a": "v2"}
     assert store.info()["generation"] != before
 

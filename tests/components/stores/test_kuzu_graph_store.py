@@ -217,6 +217,8 @@ def test_table_chunks_round_trip_with_their_cells(graph: KuzuGraphStore) -> None
         chunk_id_for("d2", "v1", 0), "d2", "v1", text.strip(), ("Owners",), 0, 0, 40, None, "Owners", "table", cells
     )
     graph.write_chunks([doc], [table])
+    assert graph.get_chunks([table.id]) == []  # not committed yet
+    graph.commit_documents([(doc, 1)])
     (stored,) = graph.get_chunks([table.id])
     assert stored == table
     assert [text[c.start : c.end] for c in stored.cells] == ["Component", "Owner", "Orion Planner", "Maria Chen"]

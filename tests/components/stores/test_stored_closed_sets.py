@@ -41,6 +41,7 @@ def graph(tmp_path: Path) -> Iterator[KuzuGraphStore]:
 
 def test_the_graph_store_reads_chunk_kinds_and_report_methods_as_enums(graph: KuzuGraphStore) -> None:
     graph.write_chunks([DOC], [chunk(0, ChunkKind.SECTION), chunk(1, ChunkKind.TEXT), chunk(2, ChunkKind.TABLE)])
+    graph.commit_documents([(DOC, 3)])
     graph.replace_communities([community(ReportMethod.LLM)])
     read = graph.get_chunks(["d1.v1.0", "d1.v1.1", "d1.v1.2"])
     assert [(c.kind, type(c.kind)) for c in read] == [
@@ -55,6 +56,7 @@ def test_the_graph_store_reads_chunk_kinds_and_report_methods_as_enums(graph: Ku
 
 def test_an_unknown_stored_chunk_kind_is_a_store_error_that_lists_the_known_ones(graph: KuzuGraphStore) -> None:
     graph.write_chunks([DOC], [chunk(0, "figure")])
+    graph.commit_documents([(DOC, 1)])
     with pytest.raises(UnknownStoredValueError, match=r"graph store holds an unknown chunk kind 'figure'") as caught:
         graph.get_chunks(["d1.v1.0"])
     assert isinstance(caught.value, StoreError)
