@@ -1,9 +1,9 @@
 """The write of a re-extracted document: its chunks' links replaced in one idempotent commit.
 
-The commit (``KnowledgeStore.committing()``) writes the graph in one transaction and keeps the vectors it adds or
-changes pending (found by no search) until that transaction has committed, so a reader never sees the document half
-re-extracted, even after a kill. Its order makes a write failed at any statement, and started again, end as one
-uninterrupted write:
+The commit (``KnowledgeStore.committing()``) keeps the entity vectors it adds or changes pending (found by no
+search) until its last graph statement has run. The chunks are not touched, so no reader ever sees a chunk of an
+uncommitted version; a write killed half-way leaves the document's links half replaced until it runs again. Its
+order makes a write failed at any statement, and started again, end as one uninterrupted write:
 
 1. the entities the chunks linked to before are read once and journaled (a resumed write must not read them from a
    half-replaced graph);

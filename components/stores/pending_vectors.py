@@ -16,23 +16,22 @@ from agrag.components.stores.vector_store import (
 
 
 class PendingVectors:
-    """What one commit does to the chunk and entity vectors, held back until the graph's transaction commits.
+    """What one commit does to the chunk and entity vectors, held back until the graph has committed.
 
-    The graph writes a commit (a batch of documents, a delete, a re-extraction) in one Kùzu transaction; the vector
-    collections have no transactions. So before the graph commits, every point the commit adds or changes is
-    written with the status ``pending``, which no search matches, and what it is to become is kept here; ``apply``
-    writes that once the graph has committed. Killed before the graph's commit, the graph keeps none of the commit
-    and its points are pending; killed after it, the graph holds the commit and the points are still pending. In
-    neither case can a reader find a chunk of a version that is not committed (or a retired one as current), and
-    the next open of the data dir settles every pending point to what the graph holds
-    (``KnowledgeStore.settle_pending``).
+    A commit (a batch of documents, a delete, a re-extraction) ends with one graph statement that Kùzu commits
+    whole (``commit_documents``, ``delete_document``...); the vector collections have no transactions. So before
+    that statement, every point the commit adds or changes is written with the status ``pending``, which no search
+    matches, and what it is to become is kept here; ``apply`` writes that once the graph has committed. Killed
+    before the graph's commit, the graph's new chunks are uncommitted (read by no one) and the points pending;
+    killed after it, the graph holds the commit and the points are still pending. In neither case can a reader find
+    a chunk of a version that is not committed (or a retired one as current), and the next open of the data dir
+    settles every pending point to what the graph holds (``KnowledgeStore.settle_pending``).
 
     Usage:
         ```python
         pending = PendingVectors(store.chunks, store.entities)
         pending.add(VectorCollection.CHUNKS, points)  # written pending, current once applied
-        with store.graph.transaction():
-            ...  # the graph's writes
+        ...  # the graph's writes, ending with its commit statement
         pending.apply()
         ```
     """
