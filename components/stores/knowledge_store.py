@@ -156,10 +156,12 @@ class KnowledgeStore:
         it; a point of what the graph never committed is deleted (the run started again writes it again, as it
         writes the uncommitted chunks the graph keeps, which no read sees).
         """
-        with self.writing():
+        with self.reading():  # every open asks, so asking must need no free space (reads work on a full disk)
             chunk_ids = self.chunks.matching_ids(PENDING_ONLY)
             entity_ids = self.entities.matching_ids(PENDING_ONLY)
-            self._settle(chunk_ids, entity_ids)
+        if chunk_ids or entity_ids:
+            with self.writing():
+                self._settle(chunk_ids, entity_ids)
         return len(chunk_ids) + len(entity_ids)
 
     def _settle(self, chunk_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
