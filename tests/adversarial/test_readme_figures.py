@@ -10,6 +10,7 @@ import pytest
 
 from tests.adversarial import test_hostile_cypher_and_corrupted_stores as hostile
 from tests.adversarial import test_output_and_processes as processes
+from tests.adversarial import test_r3_fuzz as fuzz
 from tests.adversarial import test_scope_and_filters as scope_and_filters
 from tests.adversarial import test_scope_properties as scope_properties
 
@@ -23,12 +24,13 @@ def _parametrized(test: object) -> int:
     return len(mark.args[1])
 
 
-def _defect_tests() -> list[str]:
-    """Every test function named after a defect, anywhere under tests/."""
+def _defect_tests(prefix: str = "test_defect") -> list[str]:
+    """Every test function named after a defect (of the first probe, or of round 3), anywhere under tests/."""
     names = []
     for path in (ROOT / "tests").rglob("test_*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        names += [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name.startswith("test_defect")]
+        functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        names += [n.name for n in functions if n.name.startswith(prefix)]
     return names
 
 
@@ -51,6 +53,8 @@ def _counted() -> dict[str, int]:
         "damaged data dirs": corrupted,
         "kill -9": _parametrized(processes.test_defect_7_kill_9_of_agrag_leaves_no_prefect_server_running),
         "regression tests named after the 13 defects": len(_defect_tests()),
+        "regression tests named after the defects of round 3": len(_defect_tests("test_r3_defect")),
+        "fuzzed calls": sum(fuzz.EXAMPLES_OF.values()) + len(fuzz.PROBES),
     }
 
 
@@ -67,6 +71,11 @@ def test_every_numbered_defect_has_a_regression_test() -> None:
     assert numbers == set(range(1, 14)), f"defects without a test: {sorted(set(range(1, 14)) - numbers)}"
 
 
-@pytest.mark.parametrize("module", [hostile, processes, scope_and_filters, scope_properties])
+def test_every_defect_of_round_3_has_a_regression_test() -> None:
+    numbers = {int(re.match(r"test_r3_defect_(\d+)", name)[1]) for name in _defect_tests("test_r3_defect")}  # type: ignore[index]
+    assert numbers == set(range(1, 10)), f"defects of issue 43 without a test: {sorted(set(range(1, 10)) - numbers)}"
+
+
+@pytest.mark.parametrize("module", [hostile, processes, scope_and_filters, scope_properties, fuzz])
 def test_the_suite_modules_say_what_they_hold(module: object) -> None:
     assert (getattr(module, "__doc__", "") or "").strip(), f"{module} has no docstring"
