@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agrag.components import defaults
@@ -18,6 +18,13 @@ from agrag.components.loaders.files_root import check_files_root
 HOST_NAME = r"(?:\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
 _HOST_ENTRY = re.compile(rf"{HOST_NAME}(?::[0-9]{{1,5}})?")
 _ORIGIN_ENTRY = re.compile(rf"https?://{HOST_NAME}(?::[0-9]{{1,5}})?")
+_ENTRY_FORMS = {
+    "allowed_hosts": (
+        _HOST_ENTRY,
+        "is not a host name: write `name` or `name:port` (an IPv6 address in brackets, `[::1]:8765`)",
+    ),
+    "allowed_origins": (_ORIGIN_ENTRY, "is not an origin: write `https://name` or `http://name:port`, with no path"),
+}
 
 
 class AgragSettings(BaseSettings):
@@ -165,28 +172,14 @@ class AgragSettings(BaseSettings):
             return tuple(part.strip().lower() for part in value.split(",") if part.strip())
         return value
 
-    @field_validator("allowed_hosts")
+    @field_validator("allowed_hosts", "allowed_origins")
     @classmethod
-    def _host_entries(cls, entries: tuple[str, ...]) -> tuple[str, ...]:
-        """Each entry is ``name`` or ``name:port``, as a Host header writes it."""
+    def _entries(cls, entries: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        """Each entry as its header writes it: ``name`` or ``name:port`` (Host), ``https://name[:port]`` (Origin)."""
+        form, why = _ENTRY_FORMS[str(info.field_name)]
         for entry in entries:
-            if not _HOST_ENTRY.fullmatch(entry.lower()):
-                raise ValueError(
-                    f"{entry!r} is not a host name: write `name` or `name:port` (an IPv6 address in brackets, "
-                    "`[::1]:8765`), comma-separated"
-                )
-        return tuple(entry.lower() for entry in entries)
-
-    @field_validator("allowed_origins")
-    @classmethod
-    def _origin_entries(cls, entries: tuple[str, ...]) -> tuple[str, ...]:
-        """Each entry is ``http://name[:port]`` or ``https://name[:port]``, as a browser's Origin header writes it."""
-        for entry in entries:
-            if not _ORIGIN_ENTRY.fullmatch(entry.lower()):
-                raise ValueError(
-                    f"{entry!r} is not an origin: write `https://name` or `http://name:port`, with no path, "
-                    "comma-separated"
-                )
+            if not form.fullmatch(entry.lower()):
+                raise ValueError(f"{entry!r} {why}, comma-separated")
         return tuple(entry.lower() for entry in entries)
 
     @field_validator("files_root")

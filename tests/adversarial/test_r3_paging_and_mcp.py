@@ -45,6 +45,7 @@ from agrag.flows.ingest_flow import ingest_into
 from agrag.pipelines.runtime import open_runtime
 from tests.conftest import EXAMPLES
 from tests.service.mcp.conftest import call, refused, stdio_parameters, text_of
+from tests.service.mcp.test_stdio import READ_TOOLS
 from tests.service.server.test_serve_command import Serve, serve_env
 from tests.support.data_dir_copy import copy_data_dir
 from tests.support.isolated_settings import isolated_settings
@@ -57,19 +58,6 @@ ADMIN = "admin-token-0123456789abcdef"
 SCOPED = "scoped-token-0123456789abcde"
 SCOPE = tuple(sorted(document_id_for(name, FOLDER) for name in ("team.md", "sites.csv")))
 MAX_RESULT_CHARS = 20_000  # the served bound: a `search` of 1,000 results went past it by about 6 % before the fix
-READ_TOOLS = {
-    "search_evidence",
-    "fetch_evidence",
-    "navigate",
-    "find_entities",
-    "explore",
-    "check_citations",
-    "render_citations",
-    "search",
-    "status",
-    "get_ontology",
-    "list_documents",
-}
 WRITE_TOOLS = {"ingest", "delete_document", "preview_files", "set_ontology", "reextract", "finalize"}
 # Offsets that crashed the server before the fix (from the scoped token; 10,000 and more from any token).
 CRASHING_OFFSETS = (9000, 9999, 10_000, 20_000, 1_000_000)
