@@ -384,8 +384,7 @@ class LLMBudgetError(LLMError, ConfigError):
     """An LLM step would make more calls than ``ingest.max_llm_calls`` allows; nothing was sent."""
 
     def __init__(self, step: str, estimate: LLMEstimate, limit: int) -> None:
-        self.estimate = estimate
-        self.limit = limit
+        self.estimate, self.limit = estimate, limit
         cached = f", {estimate.cached} of them already answered in the cache" if estimate.cached else ""
         super().__init__(
             f"{step} would make up to {estimate.calls} LLM calls (about {estimate.prompt_tokens:,} prompt tokens) "
