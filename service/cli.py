@@ -298,7 +298,8 @@ def documents(
         lambda runtime: runtime.store.graph.documents(None, offset=offset, limit=limit),
         lambda server: server.documents(offset, limit),
     )
-    console.print(documents_table(found, f"documents {offset + 1}-{offset + len(found)}" if found else "no documents"))
+    empty = f"no documents after the first {offset:,}: the list is shorter" if offset else "no documents"
+    console.print(documents_table(found, f"documents {offset + 1}-{offset + len(found)}" if found else empty))
 
 
 @app.callback()
