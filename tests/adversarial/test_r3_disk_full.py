@@ -354,9 +354,11 @@ def test_r3_defect_5_http_and_mcp_reads_work_on_a_full_disk(
 
     disk.ingest_here(notes(tmp_path))
     disk.fill(leave=MB)
-    serve = Serve(
+    serve = Serve(  # serving no deployment: the session's Prefect server is other tests' too
         disk.data_dir,
         HASHED,
+        "--deployment",
+        "",
         env=disk.env(AGRAG_API_TOKENS=ADMIN, PREFECT_API_URL=str(PREFECT_API_URL.value())),
     )
     try:

@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from prefect.settings import PREFECT_API_URL
 
 from agrag.components.data_models.document import document_id_for
 from agrag.components.data_models.paging import MAX_OFFSET
@@ -112,9 +113,10 @@ class Servers:
             AGRAG_API_TOKENS=json.dumps(tokens),
             AGRAG_FILES_ROOT=str(files_root),
             AGRAG_MCP_MAX_RESULT_CHARS=str(MAX_RESULT_CHARS),
-            PREFECT_HOME=str(root / "prefect"),
+            PREFECT_API_URL=str(PREFECT_API_URL.value()),  # the session's server (corpus needs it): none to start
         )
-        self.current = Served(data_dir, "--allow-write", env=env)
+        # serving no deployment: the session's Prefect server is other tests' too
+        self.current = Served(data_dir, "--allow-write", "--deployment", "", env=env)
         self.current.started()
         return self.current
 
