@@ -296,7 +296,13 @@ def test_defect_8_a_failing_method_is_one_log_line_and_a_trace_row(
     monkeypatch.chdir(tmp_path)
     for key in ("AGRAG_DATA_DIR", "AGRAG_LLM_BASE_URL", "AGRAG_LLM_MODEL", "AGRAG_LLM_MAX_RETRIES"):
         monkeypatch.setenv(key, env[key])
-    verbose = CliRunner().invoke(app, ["--verbose", "search", query, "recipe=with_llm"])
+    agrag_log = logging.getLogger("agrag")
+    kept = (agrag_log.handlers[:], agrag_log.level, agrag_log.propagate)
+    try:
+        verbose = CliRunner().invoke(app, ["--verbose", "search", query, "recipe=with_llm"])
+    finally:  # --verbose sends agrag's DEBUG lines to stderr: later tests of this worker would print theirs
+        agrag_log.handlers, agrag_log.propagate = kept[0], kept[2]
+        agrag_log.setLevel(kept[1])
     assert verbose.exit_code == 0 and "Traceback" in verbose.stderr, verbose.output
 
 

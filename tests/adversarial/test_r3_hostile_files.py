@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from prefect.settings import PREFECT_API_URL
 from typer.testing import CliRunner
 
 from agrag.components.data_models.chunk import Chunk
@@ -99,19 +100,22 @@ def test_r3_defect_6_a_file_over_the_cap_leaves_no_chunks_in_the_phase_journal(t
     assert {doc_id for doc_id, key in keys.items() if key in kept} == set(keys) - over
 
 
-@pytest.mark.needs_prefect  # runs `agrag ingest` in a subprocess
 def test_r3_defect_6_files_over_the_default_chunk_cap_fail_alone_and_the_good_files_commit(
-    tmp_path: Path, embedder: SentenceTransformersTextEmbedder
+    tmp_path: Path, embedder: SentenceTransformersTextEmbedder, prefect_harness: None
 ) -> None:
-    """`agrag ingest` of ten notes beside three hostile files, default settings: three failed rows, ten stored."""
+    """`agrag ingest --files` through a pipe, default settings, ten notes beside three hostile files: three failed
+    rows, ten stored. Two more files have a newline in their names (defect 9): the stage lines, the failed line and
+    the file table show it as ``\\u000a``, and the stored name keeps it."""
     folder = make_hostile_folder(tmp_path / "hostile", scale=0.1)
+    (folder.root / NEWLINE_NAME).write_text("# Good\n\nAda Varga wrote the Orion notes.\n", encoding="utf-8")
+    (folder.root / EMPTY_NEWLINE_NAME).write_text("", encoding="utf-8")
     data_dir = tmp_path / "data"
     started = time.monotonic()
     result = subprocess.run(
         [AGRAG, "ingest", str(folder.root), "--files"],
         capture_output=True,
         text=True,
-        env=cli_env(data_dir),
+        env=cli_env(data_dir, PREFECT_API_URL=str(PREFECT_API_URL.value())),
         cwd=tmp_path,
         timeout=420,  # before the fix: about 20,000 chunks to extract and embed, far longer than this
         check=False,
@@ -120,13 +124,16 @@ def test_r3_defect_6_files_over_the_default_chunk_cap_fail_alone_and_the_good_fi
     assert result.returncode == 0, output
     assert "Traceback" not in output
     flat = " ".join(output.split())
-    assert f"10 new or changed, 0 unchanged, {len(HOSTILE)} failed" in flat
+    assert f"11 new or changed, 0 unchanged, {len(HOSTILE) + 1} failed" in flat
     for name in HOSTILE:
         refusal = re.search(rf"failed {re.escape(name)}: ([\d,]+) chunks .*? over {OVERRIDE}=1000", flat)
         assert refusal is not None, (name, flat)
         count = int(refusal.group(1).replace(",", ""))
         assert count > DEFAULT_CAP and f"{OVERRIDE}={count}" in flat, "the fix names the cap this file needs"
-    assert stored_paths(data_dir, embedder) == set(folder.good), "every good note committed, no hostile file"
+    assert "failed empty\\u000afile.md: empty file" in output and "good\\u000aname.md" in output
+    assert not _lines_starting_with_the_name_tail(output), output
+    stored = stored_paths(data_dir, embedder)
+    assert stored == {*folder.good, NEWLINE_NAME}, "every good note committed, no hostile file, names kept exactly"
     print(f"hostile folder at scale 0.1 ingested in {time.monotonic() - started:.1f} s")
 
 
@@ -203,43 +210,17 @@ def test_r3_defect_9_a_newline_in_a_file_name_is_shown_escaped_in_reports_and_lo
     assert record.getvalue() == "empty\\u000afile.md failed: empty file\na message of two lines\nkeeps its newline\n"
 
 
-@pytest.mark.needs_prefect  # runs `agrag ingest` in a subprocess
-def test_r3_defect_9_agrag_ingest_shows_a_newline_in_a_file_name_escaped(
-    tmp_path: Path, embedder: SentenceTransformersTextEmbedder
-) -> None:
-    """`agrag ingest --files` through a pipe: stage lines, failed lines and the file table show ``\\u000a``."""
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / NEWLINE_NAME).write_text("# Good\n\nAda Varga wrote the Orion notes.\n", encoding="utf-8")
-    (folder / EMPTY_NEWLINE_NAME).write_text("", encoding="utf-8")
-    data_dir = tmp_path / "data"
-    result = subprocess.run(
-        [AGRAG, "ingest", str(folder), "--files"],
-        capture_output=True,
-        text=True,
-        env=cli_env(data_dir),
-        cwd=tmp_path,
-        timeout=300,
-        check=False,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    assert "failed empty\\u000afile.md: empty file" in output and "good\\u000aname.md" in output
-    assert not _lines_starting_with_the_name_tail(output), output
-    assert stored_paths(data_dir, embedder) == {NEWLINE_NAME}, "the stored name stays exact"
-
-
 # defect 9: SIGTERM of a CLI ingestion: tracebacks and no summary
 
 
-def _start_ingest(folder: Path, data_dir: Path, cwd: Path) -> subprocess.Popen[str]:
+def _start_ingest(folder: Path, data_dir: Path, cwd: Path, **env: str) -> subprocess.Popen[str]:
     """`agrag ingest` in a process group of its own (as a shell job), writing small commit batches."""
     return subprocess.Popen(
         [AGRAG, "ingest", str(folder), "ingest.write_batch_chunks=2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env=cli_env(data_dir),
+        env=cli_env(data_dir, **env),
         cwd=cwd,
         start_new_session=True,
     )
@@ -262,15 +243,19 @@ def _read_until(process: subprocess.Popen[str], marker: str, timeout: float) -> 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 @pytest.mark.needs_prefect  # runs `agrag ingest` in a subprocess
 def test_r3_defect_9_sigterm_or_ctrl_c_ends_a_cli_ingest_with_one_summary_line_and_it_resumes(
-    sig: signal.Signals, tmp_path: Path, embedder: SentenceTransformersTextEmbedder
+    sig: signal.Signals, tmp_path: Path, embedder: SentenceTransformersTextEmbedder, prefect_harness: None
 ) -> None:
-    """The signal reaches the whole process group during the write stage, as from a terminal or a supervisor."""
+    """The signal reaches the whole process group during the write stage, as from a terminal or a supervisor.
+
+    Under SIGTERM the command starts its private Prefect server, which must outlive the signal to its group; the
+    SIGINT run and the run that resumes use the session's server (one start less each)."""
+    session = {"PREFECT_API_URL": str(PREFECT_API_URL.value())}
     folder = tmp_path / "notes"
     folder.mkdir()
     for source in EXAMPLES.iterdir():
         (folder / source.name).write_bytes(source.read_bytes())
     data_dir = tmp_path / "data"
-    process = _start_ingest(folder, data_dir, tmp_path)
+    process = _start_ingest(folder, data_dir, tmp_path, **({} if sig == signal.SIGTERM else session))
     try:
         before = _read_until(process, "write started", timeout=240)
         os.killpg(process.pid, sig)
@@ -295,7 +280,7 @@ def test_r3_defect_9_sigterm_or_ctrl_c_ends_a_cli_ingest_with_one_summary_line_a
             [AGRAG, "ingest", str(folder)],
             capture_output=True,
             text=True,
-            env=cli_env(data_dir),
+            env=cli_env(data_dir, **session),
             cwd=tmp_path,
             timeout=300,
             check=False,
