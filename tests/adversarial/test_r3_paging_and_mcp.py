@@ -552,7 +552,7 @@ def test_every_paged_route_and_tool_is_probed(callers: Callers) -> None:
 
 @pytest.mark.parametrize("name", PAGED)
 @settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
