@@ -103,11 +103,12 @@ bench-parallel: install
 bench-scale: install
 	$(BIN)/python bench/scale_bench.py $(SCALE_ARGS)
 
-# Retrieval quality: every shipped recipe against BM25, dense and RRF baselines on both dev sets; MuSiQue also on a
+# Retrieval quality: every shipped recipe against BM25, dense and RRF baselines on the three dev sets; MuSiQue also on a
 # graph built from its precomputed LLM triples. Results land in bench/results/; reruns reuse bench/cache/.
 eval: install
 	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval hotpotqa_dev
 	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval musique_dev evaluation.llm_triples=true
+	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval notes_dev
 
 clean:
 	rm -rf $(VENV) build *.egg-info .agrag .mypy_cache .pytest_cache .ruff_cache bench/cache

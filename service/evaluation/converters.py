@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag.components.errors import EvaluationError
-from agrag.service.evaluation.dataset import EvalDataset, EvalPassage, EvalQuestion, read_json
+from agrag.service.evaluation.dataset import EvalDataset, EvalPassage, EvalQuestion, load_generic, read_json
 
 _HOPS = re.compile(r"^(\d+hop)")
 
@@ -56,13 +56,22 @@ def _hotpotqa(folder: Path) -> EvalDataset:
     return EvalDataset("hotpotqa_dev", corpus, tuple(questions))
 
 
+def _notes(folder: Path) -> EvalDataset:
+    """notes_dev: already in the generic format (``corpus.json``, ``questions.json``); type = single/bridge2/..."""
+    return load_generic(folder / "corpus.json", folder / "questions.json", "notes_dev")
+
+
 def _answer(raw: dict[str, Any]) -> str | None:
     """The gold answer of a MuSiQue or HotpotQA question, when the file has one."""
     answer = raw.get("answer")
     return answer if isinstance(answer, str) and answer.strip() else None
 
 
-CONVERTERS: dict[str, Callable[[Path], EvalDataset]] = {"musique_dev": _musique, "hotpotqa_dev": _hotpotqa}
+CONVERTERS: dict[str, Callable[[Path], EvalDataset]] = {
+    "musique_dev": _musique,
+    "hotpotqa_dev": _hotpotqa,
+    "notes_dev": _notes,
+}
 
 
 def load_named(name: str, bench_dir: Path) -> EvalDataset:

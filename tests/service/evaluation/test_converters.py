@@ -74,3 +74,21 @@ def test_the_real_dev_sets_convert_as_their_readmes_describe() -> None:
     assert (len(hotpotqa.questions), len(hotpotqa.corpus)) == (100, 994)
     assert all(len(q.gold) == 2 for q in hotpotqa.questions)
     assert all(q.answer for q in (*musique.questions, *hotpotqa.questions))  # gold answers, for the agent's eval
+    notes = load_named("notes_dev", REAL_BENCH)
+    assert (len(notes.questions), len(notes.corpus)) == (40, 45)
+    assert {q.type for q in notes.questions} == {"single", "bridge2", "bridge3", "comparison"}
+    assert all(len(q.gold) == 3 for q in notes.questions if q.type == "bridge3")
+
+
+def test_notes_dev_reads_the_generic_format_and_names_a_bad_item(tmp_path: Path) -> None:
+    folder = tmp_path / "notes_dev"
+    folder.mkdir()
+    (folder / "corpus.json").write_text(json.dumps([{"title": "Minutes", "text": "Ada chairs."}]))
+    (folder / "questions.json").write_text(json.dumps([{"question": "Who chairs?", "gold": [0], "type": "single"}]))
+    dataset = load_named("notes_dev", tmp_path)
+    assert dataset.name == "notes_dev"
+    assert dataset.corpus[0].document_text == "Minutes\nAda chairs."
+    assert dataset.questions[0].type == "single"
+    (folder / "questions.json").write_text(json.dumps([{"question": "Who?", "gold": [3]}]))
+    with pytest.raises(EvaluationError, match="outside the corpus"):
+        load_named("notes_dev", tmp_path)
