@@ -68,16 +68,13 @@ V1 = {
         "Ines Duarte runs the Gamma station with the Atlas Controller.",
     ),
 }
-V2 = {  # alpha and beta change (Zephyr Valves leaves the graph), delta is new, gamma stays
+# alpha changes (Zephyr Valves leaves the graph), delta is new, beta and gamma stay: two commit batches, so the kill
+# matrix below covers each boundary of a run that replaces one document and adds another (four kills, not six).
+V2 = {
     "alpha.md": (
         "Alpha Pumping Station",
         "Maria Chen rebuilt the Alpha station in Bergen for the Orion Planner.",
         "Tomas Eriksen runs the Alpha station at night with the Orion Planner.",
-    ),
-    "beta.md": (
-        "Beta Pumping Station",
-        "Priya Nair built the Beta station in Riga with the Orion Planners.",
-        "Maria Chen replaced the Kestrel Sensor of the Beta station.",
     ),
     "delta.md": (
         "Delta Pumping Station",
@@ -160,7 +157,7 @@ def test_r3_defect_4_a_killed_cli_ingest_shows_no_uncommitted_chunk_at_any_batch
         final = {d.id: d.version for d in runtime.store.graph.documents(limit=1000)}
         expected = dump(runtime.store)
     changed = sorted(d for d, v in final.items() if first.get(d) != v)
-    assert len(changed) == 3, "alpha and beta changed and delta is new: three commit batches of two chunks or more"
+    assert len(changed) == 2, "alpha changed and delta is new: two commit batches of two chunks or more"
     versions.committed |= set(first.items())
 
     argv = ["ingest", str(folder), *BATCHES]
