@@ -83,5 +83,13 @@ RECIPE_COMMUNITY_TOP_K: Final = 3
 RRF_K: Final = 60
 PPR_DAMPING: Final = 0.5
 PPR_TEMPERATURE: Final = 0.1
+# The bridge round of the ppr method (components/graph/bridge_hop.py), measured on notes_dev (README, Retrieval).
+BRIDGE_FIRST: Final = 2
+BRIDGE_MAX_BRIDGES: Final = 12
+BRIDGE_MAX_SHARE: Final = 0.3
+BRIDGE_ENTITY_WEIGHT: Final = 0.5
+# Reciprocal-rank fusion of the walk's list with the bridge round's: k, and the bridge list's weight.
+BRIDGE_RRF_K: Final = 2
+BRIDGE_RRF_WEIGHT: Final = 1.5
 TRAVERSAL_DEPTH: Final = 2
 TRAVERSAL_PER_HOP: Final = 20

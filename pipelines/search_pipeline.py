@@ -127,6 +127,7 @@ def _method(
         damping=settings.ppr_damping,
         temperature=settings.ppr_temperature,
         snapshots=snapshots,
+        entity_store=store.entities,
     )
 
 

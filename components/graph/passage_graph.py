@@ -58,6 +58,7 @@ class PassageGraph:
         self.chunk_ids, self._chunk_index = list(chunk_index), chunk_index
         self.entity_ids, self._entity_index = list(entity_index), entity_index
         self._weights, self._names = w, names
+        self._by_entity: sp.csc_matrix | None = None  # the weights by entity, built on first use
         chunk_counts = np.asarray((w > 0).sum(axis=0)).ravel()
         self._specificity = 1.0 / np.maximum(chunk_counts, 1)
         chunk_degree = np.asarray(w.sum(axis=1)).ravel()
@@ -119,6 +120,24 @@ class PassageGraph:
     def entities_named(self, normalized_name: str) -> list[str]:
         """The graph's entities with this normalized name (several for homonyms with different labels)."""
         return self._names.get(normalized_name, [])
+
+    def entities_of(self, chunk_id: str) -> list[str]:
+        """The entities ``chunk_id`` names or is about (empty for a chunk not in the graph)."""
+        row = self._chunk_index.get(chunk_id)
+        if row is None:
+            return []
+        start, end = self._weights.indptr[row], self._weights.indptr[row + 1]
+        return [self.entity_ids[int(j)] for j in self._weights.indices[start:end]]
+
+    def chunks_of(self, entity_id: str) -> list[str]:
+        """The chunks that name or are about ``entity_id`` (empty for an entity not in the graph)."""
+        column = self._entity_index.get(entity_id)
+        if column is None:
+            return []
+        if self._by_entity is None:
+            self._by_entity = self._weights.tocsc()
+        start, end = self._by_entity.indptr[column], self._by_entity.indptr[column + 1]
+        return [self.chunk_ids[int(i)] for i in self._by_entity.indices[start:end]]
 
     def chunk_count(self, entity_id: str) -> int:
         """How many current chunks name or are about ``entity_id`` (0 if it is not in the graph)."""

@@ -15,6 +15,7 @@ from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.retrieval_method import RetrievalMethod
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
+from agrag.components.graph.bridge_hop import BridgeHop, BridgeHopSettings
 from agrag.components.graph.passage_graph import PassageGraph
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.retrievers.filter_conditions import payload_filter_for
@@ -22,10 +23,10 @@ from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
 from agrag.components.retrievers.query_names import query_entity_ids
 from agrag.components.stores.graph_store import GraphStore
-from agrag.components.stores.store_ref import StoreRef, chunks_part
+from agrag.components.stores.store_ref import StoreRef, chunks_part, entities_part
 from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_payloads import chunk_from_payload
-from agrag.components.stores.vector_store import VectorCollection, VectorHit, VectorStore
+from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorStore
 
 WALK_CANDIDATES = 300  # chunks with the most walk mass that get a similarity score
 SEARCH_CANDIDATES = 100  # chunks from the ordinary chunk search that get one too
@@ -60,12 +61,19 @@ class PageRankChunkRetriever:
         temperature: float = defaults.PPR_TEMPERATURE,
         method: RetrievalMethod | str = RetrievalMethod.PPR,
         snapshots: PassageGraphCache | None = None,
+        entity_store: VectorStore | StoreSpec | None = None,
+        bridge: BridgeHopSettings | None = None,
     ) -> None:
         """``snapshots`` shares the graph snapshot with the engine's other methods (None: this retriever's own).
 
         The stores may be given as a ``StoreSpec``: the graph and the chunks collection of the data dir it names.
+        With ``entity_store`` (the entities collection) the walk is followed by a bridge round (``BridgeHop``):
+        the passages naming the specific entities of the best walked passages, asked about with the question joined
+        to each entity's vector, are fused with the walk's list below its first passages.
         """
         self._chunk_store = StoreRef(chunk_store, chunks_part)
+        self._entity_store = StoreRef(entity_store, entities_part) if entity_store is not None else None
+        self.bridge = BridgeHop(bridge)
         self.top_k = top_k
         self.damping = damping
         self.temperature = temperature
@@ -85,6 +93,8 @@ class PageRankChunkRetriever:
     def warm_up(self) -> None:
         """Open the stores named by spec (the ones this process holds, else opened now)."""
         self._chunk_store.get()
+        if self._entity_store is not None:
+            self._entity_store.get()
         self.snapshots.graph_store  # noqa: B018 - opens the graph store
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,6 +108,7 @@ class PageRankChunkRetriever:
             damping=self.damping,
             temperature=self.temperature,
             method=self.method.value,
+            entity_store=self._entity_store.spec(type(self).__name__) if self._entity_store is not None else None,
         )
 
     @classmethod
@@ -129,7 +140,8 @@ class PageRankChunkRetriever:
         documents = filters.document_ids if filters is not None else ()
         graph = self.snapshots.scoped(documents) if documents else self.graph()
         condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
-        mass = graph.personalized_pagerank(query_entity_ids(query, graph.entities_named), self.damping)
+        seeds = query_entity_ids(query, graph.entities_named)
+        mass = graph.personalized_pagerank(seeds, self.damping)
         walked = mass.top(WALK_CANDIDATES)
         searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, condition)
         candidates = list(dict.fromkeys([*walked, *(hit.id for hit in searched)]))
@@ -139,7 +151,11 @@ class PageRankChunkRetriever:
             chunk_id: (mass.get(chunk_id, 0.0) / top_mass + MASS_FLOOR) * math.exp(cosine / self.temperature)
             for chunk_id, cosine in cosines.items()
         }
-        best = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[:limit]
+        best = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))
+        if self._entity_store is not None and best:
+            scores = self._with_bridges(graph, best, seeds, query_embedding, condition)
+            best = list(scores)
+        best = best[:limit]
         payloads = {p.id: p.payload for p in self.chunk_store.fetch(best)}
         return [
             SearchResult(
@@ -151,3 +167,32 @@ class PageRankChunkRetriever:
             for chunk_id in best
             if chunk_id in payloads
         ]
+
+    def _with_bridges(
+        self,
+        graph: PassageGraph,
+        walked: list[str],
+        seeds: list[str],
+        query_embedding: Embedding,
+        condition: PayloadFilter,
+    ) -> dict[str, float]:
+        """The walk's ranking fused with the bridge round's (RRF), its first passages kept first; chunk -> score."""
+        assert self._entity_store is not None  # noqa: S101 - only called with an entities collection
+        entities = self._entity_store.get()
+        first = walked[: self.bridge.settings.first]
+        bridges = self.bridge.bridges(graph, first, seeds)
+        second = self.bridge.rank(
+            bridges,
+            query_embedding.values,
+            lambda vector, ids: self.chunk_store.similarities(vector, list(ids), condition),
+            lambda ids: {p.id: p.dense for p in entities.fetch(list(ids), with_vectors=True) if p.dense},
+        )
+        fused: dict[str, float] = {}
+        for rank, chunk_id in enumerate(walked):
+            fused[chunk_id] = 1.0 / (defaults.BRIDGE_RRF_K + rank)
+        for rank, chunk_id in enumerate(second):
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + defaults.BRIDGE_RRF_WEIGHT / (defaults.BRIDGE_RRF_K + rank)
+        rest = sorted((c for c in fused if c not in first), key=lambda c: (-fused[c], c))
+        order = [*first, *rest]
+        # scores fall with the order: the first passages' above every fused one
+        return {chunk_id: float(len(order) - rank) / len(order) for rank, chunk_id in enumerate(order)}
