@@ -90,11 +90,16 @@ def results_table(results: list[SearchResult], title: str) -> Table:
 
 
 def trace_table(trace: SearchTrace) -> Table:
-    """One row per method and per step after fusion: whether it ran, what it found, how long it took."""
+    """One row per method and per step after fusion: whether it ran, what it found, how long it took.
+
+    Below the table, the query's analysis: its answer type, names and relations.
+    """
     table = Table(
         title=f"trace: recipe {trace.recipe}, {trace.fused} fused, {trace.returned} returned, "
         f"{trace.elapsed_ms:.0f} ms",
         title_justify="left",
+        caption=f"query: {trace.analysis.summary()}" if trace.analysis is not None else None,
+        caption_justify="left",
     )
     for column in ("method", "status", "results", "ms", "error"):
         table.add_column(column)
