@@ -90,16 +90,11 @@ def results_table(results: list[SearchResult], title: str) -> Table:
 
 
 def trace_table(trace: SearchTrace) -> Table:
-    """One row per method and per step after fusion: whether it ran, what it found, how long it took.
-
-    Below the table, the query's analysis: its answer type, names and relations.
-    """
+    """One row per method and per step after fusion: whether it ran, what it found, how long it took."""
     table = Table(
         title=f"trace: recipe {trace.recipe}, {trace.fused} fused, {trace.returned} returned, "
         f"{trace.elapsed_ms:.0f} ms",
         title_justify="left",
-        caption=f"query: {trace.analysis.summary()}" if trace.analysis is not None else None,
-        caption_justify="left",
     )
     for column in ("method", "status", "results", "ms", "error"):
         table.add_column(column)
@@ -108,6 +103,11 @@ def trace_table(trace: SearchTrace) -> Table:
             status.method, "ok" if status.ok else "FAILED", str(status.count), f"{status.elapsed_ms:.1f}", status.error
         )
     return table
+
+
+def analysis_line(trace: SearchTrace) -> str:
+    """The query's analysis as one line under the trace table (empty when the search ran none)."""
+    return f"query analysis: {trace.analysis.summary()}" if trace.analysis is not None else ""
 
 
 def results_json(results: list[SearchResult], trace: SearchTrace | None) -> str:
