@@ -85,6 +85,7 @@ PPR_DAMPING: Final = 0.5
 PPR_TEMPERATURE: Final = 0.1
 TRAVERSAL_DEPTH: Final = 2
 TRAVERSAL_PER_HOP: Final = 20
-QUERY_ANALYZER: Final = "auto"  # the LLM when one is configured, else the rules
+# The rules: until the analysis feeds the ranking, an LLM call per search (and per agent tool call) buys a trace line.
+QUERY_ANALYZER: Final = "rules"
 # A search waits this long for the LLM's query analysis (no retries), then the rules answer.
 QUERY_ANALYSIS_TIMEOUT_SECONDS: Final = 10.0

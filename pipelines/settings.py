@@ -233,8 +233,8 @@ class RetrievalSettings(BaseSettings):
     )
     query_analyzer: QueryAnalyzerKind = Field(
         QueryAnalyzerKind(defaults.QUERY_ANALYZER),
-        description="How a search analyses its query (answer type, names, relations; shown on the trace): auto "
-        "(the LLM when AGRAG_LLM_BASE_URL is set, else rules), rules, or llm (the rules when it fails).",
+        description="How a search analyses its query (answer type, names, relations; shown on the trace): rules, "
+        "llm (the rules when it fails or none is set), or auto (the LLM when AGRAG_LLM_BASE_URL is set, else rules).",
     )
     query_analysis_timeout_seconds: float = Field(
         defaults.QUERY_ANALYSIS_TIMEOUT_SECONDS,

@@ -22,7 +22,7 @@ class AnswerType(ClosedSet, what="answer type"):
 
 
 class QueryAnalyzerKind(ClosedSet, what="query analyzer"):
-    """How a query is analysed: ``auto`` uses the LLM when one is configured; ``rules`` never calls it."""
+    """How a query is analysed: ``rules`` never calls an LLM; ``llm`` does; ``auto`` does when one is configured."""
 
     AUTO = "auto"
     RULES = "rules"

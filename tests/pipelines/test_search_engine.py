@@ -7,7 +7,7 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.query_analysis import AnswerType, QueryAnalyzerKind
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalError
+from agrag.components.errors import AllRetrievalMethodsFailedError, ConfigError, RetrievalError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
@@ -78,7 +78,8 @@ async def test_a_failing_llm_analysis_is_recorded_and_the_search_returns(
 ) -> None:
     with scripted_llm(lambda messages: "no JSON today", fail_first=1) as server:
         llm = OpenAIChatClient(server.base_url, "scripted", max_retries=0)
-        engine = SearchEngine(example_store, embedder, RetrievalSettings(), llm=llm)  # auto: the LLM is configured
+        settings = RetrievalSettings(query_analyzer=QueryAnalyzerKind.AUTO)  # the LLM, since one is configured
+        engine = SearchEngine(example_store, embedder, settings, llm=llm)
         response = await engine.search_with_trace("Who wrote the Orion Planner?", HYBRID)
     analysis = response.trace.analysis
     assert response.results and analysis is not None and analysis.analyzer is QueryAnalyzerKind.RULES
@@ -153,3 +154,22 @@ async def test_a_search_that_finds_nothing_returns_an_empty_list(
         response = await SearchEngine(store, embedder, RetrievalSettings()).search_with_trace("anything", HYBRID)
     assert response.results == []
     assert response.trace.failures == {}
+
+
+def test_the_rules_analyse_queries_unless_the_settings_choose_the_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agrag.components.retrievers.llm_query_analyzer import LLMQueryAnalyzer
+    from agrag.components.retrievers.rule_query_analyzer import RuleQueryAnalyzer
+    from agrag.pipelines.search_pipeline import query_analyzer
+    from agrag.pipelines.settings import load_retrieval_settings
+
+    llm = OpenAIChatClient("http://127.0.0.1:9/v1", "scripted")
+    monkeypatch.delenv("RETRIEVAL_QUERY_ANALYZER", raising=False)
+    assert isinstance(query_analyzer(load_retrieval_settings(), llm), RuleQueryAnalyzer), "rules by default"
+    monkeypatch.setenv("RETRIEVAL_QUERY_ANALYZER", "auto")
+    assert isinstance(query_analyzer(load_retrieval_settings(), llm), LLMQueryAnalyzer)
+    assert isinstance(query_analyzer(load_retrieval_settings(), None), RuleQueryAnalyzer), "auto without an LLM"
+    monkeypatch.setenv("RETRIEVAL_QUERY_ANALYZER", "llm")
+    assert isinstance(query_analyzer(load_retrieval_settings(), None), LLMQueryAnalyzer), "llm records why it fell back"
+    monkeypatch.setenv("RETRIEVAL_QUERY_ANALYZER", "spacy")
+    with pytest.raises(ConfigError, match="RETRIEVAL_QUERY_ANALYZER"):
+        load_retrieval_settings()
