@@ -46,6 +46,7 @@ import qdrant_edge as qe
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.query_analysis import QueryAnalyzerKind
 from agrag.components.expanders.graph_bfs_expander import LINK_BONUS, MENTIONS_PER_SEED
 from agrag.components.expanders.graph_bfs_expander import WALK_CANDIDATES as WALK_RELATIONS
 from agrag.components.graph.passage_graph import PassageGraph
@@ -490,7 +491,9 @@ def bench_recipes(
     """
     from sentence_transformers import CrossEncoder  # torch loads only here
 
-    engine = SearchEngine(store, embedder, settings, llm=llm)
+    # The scripted LLM answers text2cypher only: queries are analysed by the rules, as an offline user's are.
+    offline_analysis = settings.model_copy(update={"query_analyzer": QueryAnalyzerKind.RULES})
+    engine = SearchEngine(store, embedder, offline_analysis, llm=llm)
     recipes = [load_recipe(name) for name in RECIPES]
     floor = BareFloor(store, embedder, settings, llm_url, CrossEncoder(str(cross_encoder_dir), device="cpu"))
     runs = {r.name: RecipeRun(r, floor_parts(r)) for r in recipes}

@@ -38,6 +38,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agrag.components.data_models.query_analysis import QueryAnalyzerKind
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "bench" / "results"
 OVERRIDES = ["embedder=hashed"]
@@ -134,7 +136,10 @@ def phase_serve(work: Path, queries: int, floor_queries: int | None) -> dict[str
 
     cross_encoder = make_tiny_cross_encoder(work / "tiny-cross-encoder")
     settings = load_settings()
-    retrieval = settings.retrieval.model_copy(update={"cross_encoder_model": cross_encoder})
+    # the scripted LLM answers text2cypher only: queries are analysed by the rules, as an offline user's are
+    retrieval = settings.retrieval.model_copy(
+        update={"cross_encoder_model": cross_encoder, "query_analyzer": QueryAnalyzerKind.RULES}
+    )
     rss_before_open = peak_rss_mib()
     started = time.perf_counter()
     runtime = open_runtime(OVERRIDES, Settings(settings.agrag, retrieval))

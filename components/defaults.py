@@ -93,3 +93,7 @@ BRIDGE_RRF_K: Final = 2
 BRIDGE_RRF_WEIGHT: Final = 1.5
 TRAVERSAL_DEPTH: Final = 2
 TRAVERSAL_PER_HOP: Final = 20
+# The rules: until the analysis feeds the ranking, an LLM call per search (and per agent tool call) buys a trace line.
+QUERY_ANALYZER: Final = "rules"
+# A search waits this long for the LLM's query analysis (no retries), then the rules answer.
+QUERY_ANALYSIS_TIMEOUT_SECONDS: Final = 10.0

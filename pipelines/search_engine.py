@@ -39,6 +39,7 @@ from agrag.pipelines.search_pipeline import (
     STEPS,
     build_search_pipeline,
     pipeline_inputs,
+    query_analyzer,
     recipe_parts,
     without_parts,
 )
@@ -85,13 +86,15 @@ class SearchEngine:
             embedder: The embedding model the data dir was built with.
             settings: ``RETRIEVAL_*`` settings; read from the environment when None.
             concurrency_limit: Methods of one recipe that may run at the same time.
-            llm: The endpoint of the ``text2cypher`` method; without it, that method fails with a typed error.
+            llm: The endpoint of the ``text2cypher`` method and of the query analysis (``RETRIEVAL_QUERY_ANALYZER``);
+                without it, text2cypher fails with a typed error and the rules analyse queries.
         """
         self.store = graph_store
         self.embedder = embedder
         self.settings = settings or load_retrieval_settings()
         self.concurrency_limit = concurrency_limit
         self.llm = llm
+        self.analyzer = query_analyzer(self.settings, llm)
         self._pipelines: OrderedDict[RecipeConfig, Pipeline] = OrderedDict()
         self._pipelines_lock = threading.Lock()
         # sync callers (the CLI, the HTTP API's worker threads) share one loop and one pool for the methods
@@ -156,6 +159,8 @@ class SearchEngine:
             raise AllRetrievalMethodsFailedError({name: _refusal(refused[name]) for name in method_names})
         runnable = without_parts(recipe, [p for p in parts if parts[p] in refused]) if refused else recipe
         pipeline = self.pipeline_for(runnable)
+        # The analysis only goes on the trace for now, so it runs beside the methods (an LLM's takes a while).
+        analysing = asyncio.ensure_future(asyncio.to_thread(self.analyzer.analyze, query))
         try:
             outputs = await pipeline.run_async(
                 pipeline_inputs(runnable, query, filters),
@@ -164,6 +169,8 @@ class SearchEngine:
             )
         except PipelineRuntimeError as exc:
             raise RetrievalError(f"Search step {exc.component_name!r} failed: {exc}") from exc
+        finally:
+            analysis = await analysing
         for name, error in refused.items():
             logger.info("Search part %s did not run: %s", name, error)
             outputs[name] = {"status": MethodStatus(name, ok=False, count=0, elapsed_ms=0.0, error=_refusal(error))}
@@ -176,6 +183,7 @@ class SearchEngine:
             returned=len(results),
             elapsed_ms=(time.perf_counter() - started) * 1000,
             steps=tuple(self._status(outputs, name) for name in STEPS if name in outputs),
+            analysis=analysis,
         )
         if len(trace.failures) == len(trace.methods):
             raise AllRetrievalMethodsFailedError(trace.failures)

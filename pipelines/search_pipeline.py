@@ -15,6 +15,7 @@ from typing import Any
 from haystack import Pipeline
 
 from agrag.components.cutters.limit_cutter import LimitCutter
+from agrag.components.data_models.query_analysis import QueryAnalyzerKind
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import ConfigError
@@ -24,11 +25,13 @@ from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.joiners.rrf_joiner import RRFJoiner
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.retrievers.filter_conditions import IdsOfDocuments
+from agrag.components.retrievers.llm_query_analyzer import LLMQueryAnalyzer
 from agrag.components.retrievers.llm_text2cypher_retriever import LLMText2CypherRetriever
 from agrag.components.retrievers.page_rank_chunk_retriever import PageRankChunkRetriever
 from agrag.components.retrievers.qdrant_chunk_retriever import QdrantChunkRetriever
 from agrag.components.retrievers.qdrant_community_retriever import QdrantCommunityRetriever
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
+from agrag.components.retrievers.rule_query_analyzer import RuleQueryAnalyzer
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.store_spec import StoreSpec
@@ -152,6 +155,14 @@ def _reranker(recipe: RecipeConfig, store: _Parts, settings: RetrievalSettings) 
         community_slots=recipe.community_top_k,
         min_score=min_score,
     )
+
+
+def query_analyzer(settings: RetrievalSettings, llm: OpenAIChatClient | None) -> RuleQueryAnalyzer | LLMQueryAnalyzer:
+    """The query analyser ``settings.query_analyzer`` names: ``auto`` takes the LLM when one is configured."""
+    kind = settings.query_analyzer
+    if kind is QueryAnalyzerKind.RULES or (kind is QueryAnalyzerKind.AUTO and llm is None):
+        return RuleQueryAnalyzer()
+    return LLMQueryAnalyzer(llm, timeout_seconds=settings.query_analysis_timeout_seconds)
 
 
 def needs_query_embedding(recipe: RecipeConfig) -> bool:

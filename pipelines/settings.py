@@ -11,6 +11,7 @@ from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_va
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agrag.components import defaults
+from agrag.components.data_models.query_analysis import QueryAnalyzerKind
 from agrag.components.errors import ConfigError
 from agrag.components.loaders.files_root import check_files_root
 
@@ -229,6 +230,16 @@ class RetrievalSettings(BaseSettings):
     )
     cross_encoder_model: Path | None = Field(
         None, description="Folder of a sentence-transformers cross-encoder, for reranker: cross_encoder."
+    )
+    query_analyzer: QueryAnalyzerKind = Field(
+        QueryAnalyzerKind(defaults.QUERY_ANALYZER),
+        description="How a search analyses its query (answer type, names, relations; shown on the trace): rules, "
+        "llm (the rules when it fails or none is set), or auto (the LLM when AGRAG_LLM_BASE_URL is set, else rules).",
+    )
+    query_analysis_timeout_seconds: float = Field(
+        defaults.QUERY_ANALYSIS_TIMEOUT_SECONDS,
+        gt=0,
+        description="How long a search waits for the LLM's query analysis (no retries) before the rules answer.",
     )
 
 

@@ -152,7 +152,7 @@ def search(
     """
     from agrag.components.errors import AgragError
     from agrag.components.safe_text import require_text
-    from agrag.service.console import results_json, results_table, trace_table
+    from agrag.service.console import analysis_line, results_json, results_table, trace_table
 
     try:
         require_text(query)  # here too: a server is sent only text
@@ -180,6 +180,8 @@ def search(
     console.print(results_table(results, f"{query!r} with recipe {recipe}"))
     if trace:
         console.print(trace_table(found_trace))
+        if line := analysis_line(found_trace):
+            console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 def _search_filters(

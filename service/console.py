@@ -105,6 +105,11 @@ def trace_table(trace: SearchTrace) -> Table:
     return table
 
 
+def analysis_line(trace: SearchTrace) -> str:
+    """The query's analysis as one line under the trace table (empty when the search ran none)."""
+    return f"query analysis: {trace.analysis.summary()}" if trace.analysis is not None else ""
+
+
 def results_json(results: list[SearchResult], trace: SearchTrace | None) -> str:
     """Results (and the trace) as JSON.
 

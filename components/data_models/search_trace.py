@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from agrag.components.data_models.immutable import Immutable
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.query_analysis import QueryAnalysis
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,7 @@ class SearchTrace(Immutable):
         steps: One status per step that ran after fusion (bfs, community_expand, rerank), in order.
         returned: How many results the cut kept.
         elapsed_ms: Wall time of the whole search.
+        analysis: The query's answer type, names and relations (None where no search ran); not used in ranking yet.
     """
 
     query: str
@@ -29,6 +31,7 @@ class SearchTrace(Immutable):
     returned: int
     elapsed_ms: float
     steps: tuple[MethodStatus, ...] = ()
+    analysis: QueryAnalysis | None = None
 
     @property
     def failures(self) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import threading
@@ -86,6 +87,20 @@ class OpenAIChatClient:
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_seconds, max_retries=max_retries
         )
         self._api_error = openai.OpenAIError
+
+    def limited(self, timeout_seconds: float, max_retries: int = 0) -> OpenAIChatClient:
+        """A client of the same endpoint, model and cache that gives up sooner, for a step someone waits on.
+
+        Its own ``calls`` and ``cache_hits`` start at zero.
+        """
+        clone = copy.copy(self)
+        clone.timeout_seconds = timeout_seconds
+        clone.max_retries = max_retries
+        clone.calls = 0
+        clone.cache_hits = 0
+        clone._count_lock = threading.Lock()
+        clone._client = self._client.with_options(timeout=timeout_seconds, max_retries=max_retries)
+        return clone
 
     def complete(self, messages: Sequence[ChatMessage], *, json_output: bool = False) -> str:
         """Return the assistant's answer to ``messages``.

@@ -152,7 +152,9 @@ class SearchOutput(BaseModel):
     query: str = Field(..., description="The query searched.")
     recipe: str = Field(..., description="The name of the recipe that ran.")
     hits: tuple[SearchHit, ...] = Field(..., description="Best first; each names its kind beside the item.")
-    trace: SearchTrace | None = Field(None, description="What each method and step did (when trace was asked).")
+    trace: SearchTrace | None = Field(
+        None, description="What each method and step did, and the query's analysis (when trace was asked)."
+    )
 
     @classmethod
     def of(cls, query: str, recipe: str, results: list[SearchResult], trace: SearchTrace | None) -> SearchOutput:

@@ -34,6 +34,7 @@ from agrag.components.loaders.folder_loader import FolderLoader
 from agrag.components.reporters.extractive_community_reporter import ExtractiveCommunityReporter
 from agrag.components.rerankers.cross_encoder_reranker import CrossEncoderReranker
 from agrag.components.resolvers.entity_resolver import EntityResolver
+from agrag.components.retrievers.llm_query_analyzer import LLMQueryAnalyzer
 from agrag.components.retrievers.page_rank_chunk_retriever import PageRankChunkRetriever
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
 from agrag.components.stores.qdrant_server_vector_store import QdrantServerVectorStore
@@ -136,6 +137,7 @@ LINKS = (
     *links("RETRIEVAL", RetrievalSettings, QdrantServerVectorStore, "rrf_k"),
     *links("RETRIEVAL", RetrievalSettings, PageRankChunkRetriever, "ppr_damping=damping ppr_temperature=temperature"),
     *links("RETRIEVAL", RetrievalSettings, GraphBfsExpander, "traversal_depth=depth traversal_per_hop=per_hop"),
+    *links("RETRIEVAL", RetrievalSettings, LLMQueryAnalyzer, "query_analysis_timeout_seconds=timeout_seconds"),
 )
 # fmt: on
 

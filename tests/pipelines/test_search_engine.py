@@ -1,11 +1,14 @@
+import json
 from pathlib import Path
 
 import pytest
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.query_analysis import AnswerType, QueryAnalyzerKind
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
-from agrag.components.errors import AllRetrievalMethodsFailedError, RetrievalError
+from agrag.components.errors import AllRetrievalMethodsFailedError, ConfigError, RetrievalError
+from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
@@ -15,6 +18,7 @@ from agrag.pipelines.config_models import RecipeConfig, RetrievalMethod
 from agrag.pipelines.recipes import load_recipe
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import RetrievalSettings
+from tests.support.scripted_llm import scripted_llm
 
 HYBRID = load_recipe("hybrid")
 
@@ -45,6 +49,43 @@ async def test_results_are_fused_by_rank_and_deduplicated(engine: SearchEngine) 
     assert [s.method for s in response.trace.methods] == ["entity", "chunk"]
     assert all(s.ok and s.count > 0 for s in response.trace.methods)
     assert response.trace.fused >= response.trace.returned == len(response.results)
+
+
+async def test_the_trace_carries_the_query_analysis(engine: SearchEngine) -> None:
+    response = await engine.search_with_trace("Who wrote the Orion Planner?", HYBRID)
+    analysis = response.trace.analysis
+    assert analysis is not None and analysis.analyzer is QueryAnalyzerKind.RULES and analysis.error == ""
+    assert analysis.answer_type is AnswerType.PERSON
+    assert (analysis.entity_hints, analysis.relation_keywords) == (("Orion Planner",), ("wrote",))
+
+
+async def test_the_llm_analysis_goes_on_the_trace_and_leaves_the_ranking_alone(
+    example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder, engine: SearchEngine
+) -> None:
+    question = "Who wrote the Orion Planner?"
+    answer = {"answer_type_keywords": ["Person"], "entities_from_query": ["Orion"], "relation_keywords": ["authored"]}
+    settings = RetrievalSettings(rrf_k=60, query_analyzer=QueryAnalyzerKind.LLM, query_analysis_timeout_seconds=5)
+    with scripted_llm(lambda messages: json.dumps(answer)) as server:
+        llm = OpenAIChatClient(server.base_url, "scripted", max_retries=0)
+        response = await SearchEngine(example_store, embedder, settings, llm=llm).search_with_trace(question, HYBRID)
+    assert response.trace.analysis is not None and response.trace.analysis.analyzer is QueryAnalyzerKind.LLM
+    assert response.trace.analysis.entity_hints == ("Orion",)
+    assert response.results == (await engine.search_with_trace(question, HYBRID)).results
+
+
+async def test_a_failing_llm_analysis_is_recorded_and_the_search_returns(
+    example_store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    with scripted_llm(lambda messages: "no JSON today", fail_first=1) as server:
+        llm = OpenAIChatClient(server.base_url, "scripted", max_retries=0)
+        settings = RetrievalSettings(query_analyzer=QueryAnalyzerKind.AUTO)  # the LLM, since one is configured
+        engine = SearchEngine(example_store, embedder, settings, llm=llm)
+        response = await engine.search_with_trace("Who wrote the Orion Planner?", HYBRID)
+    analysis = response.trace.analysis
+    assert response.results and analysis is not None and analysis.analyzer is QueryAnalyzerKind.RULES
+    assert analysis.error.startswith("LLMError: The LLM at http://127.0.0.1") and analysis.entity_hints == (
+        "Orion Planner",
+    )
 
 
 async def test_the_limit_cuts_the_list(engine: SearchEngine) -> None:
@@ -113,3 +154,22 @@ async def test_a_search_that_finds_nothing_returns_an_empty_list(
         response = await SearchEngine(store, embedder, RetrievalSettings()).search_with_trace("anything", HYBRID)
     assert response.results == []
     assert response.trace.failures == {}
+
+
+def test_the_rules_analyse_queries_unless_the_settings_choose_the_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agrag.components.retrievers.llm_query_analyzer import LLMQueryAnalyzer
+    from agrag.components.retrievers.rule_query_analyzer import RuleQueryAnalyzer
+    from agrag.pipelines.search_pipeline import query_analyzer
+    from agrag.pipelines.settings import load_retrieval_settings
+
+    llm = OpenAIChatClient("http://127.0.0.1:9/v1", "scripted")
+    monkeypatch.delenv("RETRIEVAL_QUERY_ANALYZER", raising=False)
+    assert isinstance(query_analyzer(load_retrieval_settings(), llm), RuleQueryAnalyzer), "rules by default"
+    monkeypatch.setenv("RETRIEVAL_QUERY_ANALYZER", "auto")
+    assert isinstance(query_analyzer(load_retrieval_settings(), llm), LLMQueryAnalyzer)
+    assert isinstance(query_analyzer(load_retrieval_settings(), None), RuleQueryAnalyzer), "auto without an LLM"
+    monkeypatch.setenv("RETRIEVAL_QUERY_ANALYZER", "llm")
+    assert isinstance(query_analyzer(load_retrieval_settings(), None), LLMQueryAnalyzer), "llm records why it fell back"
+    monkeypatch.setenv("RETRIEVAL_QUERY_ANALYZER", "spacy")
+    with pytest.raises(ConfigError, match="RETRIEVAL_QUERY_ANALYZER"):
+        load_retrieval_settings()

@@ -55,6 +55,10 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     assert any(r["type"] == "Entity" and r["item"]["name"] == "Orion Planner" for r in results)
     assert any(r["type"] == "Chunk" and "Maria Chen wrote the Orion Planner" in r["item"]["text"] for r in results)
     assert [m["method"] for m in payload["trace"]["methods"]] == ["entity", "chunk"]
+    analysis = payload["trace"]["analysis"]
+    assert (analysis["answer_type"], analysis["entity_hints"], analysis["relation_keywords"]) == (
+        "Person", ["Orion Planner"], ["wrote"],
+    )  # fmt: skip
 
     log = run_agrag("merges", "list", env=env, cwd=tmp_path)
     assert log.returncode == 0, log.stderr

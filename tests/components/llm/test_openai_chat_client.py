@@ -65,3 +65,19 @@ def test_the_cache_answers_a_repeated_request_without_a_call(tmp_path: Path) -> 
         client = OpenAIChatClient(server.base_url, "scripted", cache=reopened)
         assert client.complete(ASK, json_output=True) == first
         assert server.requests == [] and len(reopened) == 2
+
+
+def test_a_limited_client_gives_up_after_its_timeout_and_shares_the_cache(tmp_path: Path) -> None:
+    cache = SqliteLLMCache(tmp_path / "llm-cache.sqlite")
+    with scripted_llm(echo) as server:
+        client = OpenAIChatClient(server.base_url, "scripted", timeout_seconds=60, max_retries=3, cache=cache)
+        answered = client.complete(ASK)
+        limited = client.limited(0.5)
+        assert (limited.timeout_seconds, limited.max_retries, limited.model) == (0.5, 0, "scripted")
+        assert limited.complete(ASK) == answered and (limited.cache_hits, limited.calls) == (1, 0)
+        server.hold_after_answers(0)
+        with pytest.raises(LLMError, match="scripted"):
+            limited.complete([ChatMessage("user", "held")])
+        assert len(server.requests) == 2, "the limited client sent it once, without retries"
+        assert client.calls == 1, "the counts of the client it came from are its own"
+    cache.close()

@@ -50,6 +50,10 @@ def test_search_over_http_returns_what_the_engine_returns(served: Served) -> Non
     recipe = served.runtime.config_for(["recipe=hybrid"]).recipe
     assert output.results() == served.runtime.engine.search_sync(QUESTION, recipe).results
     assert output.trace is not None and output.trace.recipe == "hybrid"
+    analysis = output.trace.analysis
+    assert (
+        analysis is not None and analysis.answer_type.value == "Person" and analysis.entity_hints == ("Orion Planner",)
+    )
     assert "Maria Chen" in " ".join(h.item.text for h in output.hits if h.kind == "chunk")
 
 

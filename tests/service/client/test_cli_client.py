@@ -102,6 +102,7 @@ def without_timings(text: str) -> str:
     for status in (*data["trace"]["methods"], *data["trace"]["steps"]):
         status.pop("elapsed_ms")
     data["trace"].pop("elapsed_ms")
+    data["trace"]["analysis"].pop("elapsed_ms")
     return json.dumps(data, indent=1)
 
 
@@ -130,6 +131,8 @@ def test_search_and_evidence_print_what_they_print_in_process(served: Served) ->
     graph_before, graph_after = rows(before["search_graph"].output), rows(after["search_graph"].output)
     assert graph_after == graph_before
     assert "with recipe graph_expand" in after["search_graph"].output and "bfs" in after["search_graph"].output
+    analysis = "query analysis: answer Person; names: Orion Planner; relations: wrote (rules)"
+    assert analysis in after["search_graph"].output.splitlines()
     assert "Maria Chen wrote the Orion Planner" in after["discover"].output
 
 
