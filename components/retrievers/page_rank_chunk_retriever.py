@@ -177,7 +177,7 @@ class PageRankChunkRetriever:
         condition: PayloadFilter,
     ) -> dict[str, float]:
         """The walk's ranking fused with the bridge round's (RRF), its first passages kept first; chunk -> score."""
-        assert self._entity_store is not None  # noqa: S101 - only called with an entities collection
+        assert self._entity_store is not None
         entities = self._entity_store.get()
         first = walked[: self.bridge.settings.first]
         bridges = self.bridge.bridges(graph, first, seeds)
