@@ -55,6 +55,12 @@ class RecipeConfig(StrictModel):
         description="Reports to add, and the slots they keep after a cross_encoder re-rank.",
     )
 
+    bridge: bool = Field(
+        False,
+        description="With ppr: a second round from the best walked passages through the specific names they share "
+        "to the passages that name them (bridge questions on notes whose titles are not entity names).",
+    )
+
     @field_validator("methods", mode="before")
     @classmethod
     def _known_methods(cls, value: Any) -> Any:
@@ -91,6 +97,8 @@ class RecipeConfig(StrictModel):
                 f"{' and '.join(needs_entities)} start from the entities found, but methods has no entity: "
                 f"add entity to methods ({', '.join(m.value for m in self.methods)}) or turn them off"
             )
+        if self.bridge and RetrievalMethod.PPR not in self.methods:
+            raise ValueError("bridge follows the ppr walk, but methods has no ppr: add ppr to methods or remove bridge")
         if self.bfs_depth is not None and not self.bfs:
             raise ValueError("bfs_depth is set but bfs is false: set bfs: true or remove bfs_depth")
         if "bfs_passages" in self.model_fields_set and not self.bfs:

@@ -11,7 +11,17 @@ from pathlib import Path
 from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.config_models import RecipeConfig
 
-PRESETS = ("ENTITY", "CHUNK", "HYBRID", "HYBRID_RERANKED", "GRAPH_EXPAND", "THEMATIC", "TEXT2CYPHER", "MULTI_HOP")
+PRESETS = (
+    "ENTITY",
+    "CHUNK",
+    "HYBRID",
+    "HYBRID_RERANKED",
+    "GRAPH_EXPAND",
+    "THEMATIC",
+    "TEXT2CYPHER",
+    "MULTI_HOP",
+    "BRIDGE",
+)
 
 
 @cache

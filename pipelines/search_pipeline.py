@@ -111,6 +111,7 @@ def _method(
     llm: OpenAIChatClient | None,
     *,
     snapshots: PassageGraphCache,
+    bridge: bool = False,
 ) -> Any:
     graph = store.graph
     if method is RetrievalMethod.ENTITY:
@@ -130,7 +131,7 @@ def _method(
         damping=settings.ppr_damping,
         temperature=settings.ppr_temperature,
         snapshots=snapshots,
-        entity_store=store.entities,
+        entity_store=store.entities if bridge else None,
     )
 
 
@@ -206,7 +207,9 @@ def build_search_pipeline(
     pipeline.add_component(CUT, LimitCutter(limit=recipe.limit))
     snapshots = snapshots or PassageGraphCache(parts.graph)
     for method in recipe.methods:
-        pipeline.add_component(method.value, _method(method, parts, recipe.limit, settings, llm, snapshots=snapshots))
+        pipeline.add_component(
+            method.value, _method(method, parts, recipe.limit, settings, llm, snapshots=snapshots, bridge=recipe.bridge)
+        )
         if method is not RetrievalMethod.TEXT2CYPHER:
             pipeline.connect(f"{EMBEDDER}.embedding", f"{method.value}.query_embedding")
         pipeline.connect(f"{method.value}.results", f"{FUSION}.results")

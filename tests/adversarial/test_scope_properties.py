@@ -40,7 +40,7 @@ SHAPES = (
     "{a} reviews changes to the {b} every week.",
 )
 # Recipes whose methods need no LLM and no cross-encoder; each takes a document filter.
-RECIPES = ("chunk", "hybrid", "entity", "graph_expand", "multi_hop", "thematic")
+RECIPES = ("chunk", "hybrid", "entity", "graph_expand", "multi_hop", "bridge", "thematic")
 
 
 @st.composite

@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from agrag.components.data_models.chunk import Chunk
+from agrag.components.errors import ConfigError
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.retrievers.page_rank_chunk_retriever import PageRankChunkRetriever
@@ -58,3 +59,43 @@ def test_the_graph_snapshot_is_reread_only_after_a_write(
         assert "Kestrel Arm was built" in results[0].item.text  # type: ignore[index]
     finally:
         store.close()
+
+
+BRIDGE_NOTES = {
+    "incident.md": "# Incident report: freezer failure, August 2024\n\nThe compressor of freezer F3 failed on a "
+    "Saturday. About 1,200 filter samples collected for BLOOMCAST were spoiled.\n",
+    "year2.md": "# Year 2 report (summary)\n\nProject: BLOOMCAST, forecasting algal blooms. Funder: National Marine "
+    "Research Council, grant NMRC/118.\n",
+    "contract.md": "# Maintenance contract\n\nFrostline Scientific services freezer F3 and freezer F4 twice a year. "
+    "A failed freezer is repaired within two days.\n",
+    "funding.md": "# Funding guide\n\nGrant applications go through the research office. Budgets include "
+    "overheads and a data plan.\n",
+    "store.md": "# Sample store\n\nFreezers F3 and F4 hold filter samples of every group. Check the alarm list.\n",
+}
+BRIDGE_QUESTION = "Which funder pays for the project whose samples were spoiled when the freezer failed?"
+
+
+def test_the_bridge_recipe_reaches_the_note_a_bridge_name_leads_to(
+    tmp_path: Path, embedder: SentenceTransformersTextEmbedder, prefect_harness: None
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in BRIDGE_NOTES.items():
+        (notes / name).write_text(text)
+    config = load_config()
+    store = open_knowledge_store(AgragSettings(data_dir=tmp_path / "data"), config.vector_store, embedder)
+    try:
+        ingest_into(str(notes), config, store, embedder)
+        engine = SearchEngine(store, embedder, RetrievalSettings())
+        bridged = engine.search_sync(BRIDGE_QUESTION, load_recipe("bridge")).results
+        titles = [r.item.title for r in bridged]  # type: ignore[union-attr]
+        assert titles[0].startswith("Incident report")  # the first hop: the note the question describes
+        assert "Year 2 report (summary)" in titles[:2], titles  # the second, through BLOOMCAST named in both
+        assert {r.method for r in bridged} == {"ppr"}
+    finally:
+        store.close()
+
+
+def test_a_bridge_needs_the_walk() -> None:
+    with pytest.raises(ConfigError, match="bridge follows the ppr walk"):
+        load_config(["recipe=chunk", "+recipe.bridge=true"])

@@ -17,7 +17,7 @@ from agrag.service.tools.search_tool import SearchOutput, hit_of, result_of
 from agrag.service.tools.tool import ToolContext, ToolHost
 from tests.service.api.conftest import SCOPE
 
-OFFLINE_RECIPES = ("entity", "chunk", "hybrid", "graph_expand", "thematic", "multi_hop")
+OFFLINE_RECIPES = ("entity", "chunk", "hybrid", "graph_expand", "thematic", "multi_hop", "bridge")
 
 
 def through_json(data: Any) -> Any:

@@ -35,7 +35,7 @@ SCOPES = {
     PLANNER: tuple(sorted(document_id_for(name, "acme_notes") for name in ("orion_planner.md", "incidents.md"))),
 }
 QUERIES = ("Who owns the Orion Planner?", "Which incidents hit the Lyon site?", "Maria Chen")
-RECIPES = ("chunk", "hybrid", "entity", "graph_expand", "multi_hop", "thematic")
+RECIPES = ("chunk", "hybrid", "entity", "graph_expand", "multi_hop", "bridge", "thematic")
 LEDGER_CAPACITY = 5
 FAKE_DOCUMENT = "d0123456789abcde"
 
