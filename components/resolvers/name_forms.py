@@ -51,7 +51,7 @@ NOT_PERSON_WORDS = frozenset(
 )
 
 
-_NOT_PERSON = NOT_PERSON_WORDS | DESIGNATORS
+_NOT_PERSON = NOT_PERSON_WORDS | DESIGNATORS | frozenset({"the", "of", "and", "for"})
 
 
 class FitKind(ClosedSet, what="short-form kind"):
@@ -163,7 +163,8 @@ def name_form(name: str) -> NameForm:
     initials = 0
     while initials < len(core) - 1 and len(core[initials]) == 1 and core[initials].isalpha():
         initials += 1
-    proper = bool(core) and all(ok for _, ok in read)
+    # a colon or a bracket makes a title ("Atlantis: The Lost Empire", "Superman (It's Not Easy)"), not a name
+    proper = bool(core) and all(ok for _, ok in read) and not any(c in name for c in ":()[]")
     return NameForm(core, titled, possessive, proper, proper and _person_like(core), initials)
 
 

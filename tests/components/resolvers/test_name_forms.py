@@ -86,5 +86,6 @@ def test_person_rules_need_a_person_or_a_name_shaped_like_one() -> None:
     assert may_be_person(name_form("Kirsty Munro"), "Name")
     assert may_be_person(name_form("Kirsty Munro"), "Person")
     assert not may_be_person(name_form("Kirsty Munro"), "Organization")
-    for name in ("Skerrin Arms", "Gannet Bay", "Carrick Island", "Halyard CT-60", "IOB", "University of Tarrant"):
+    places = ("Skerrin Arms", "Gannet Bay", "Carrick Island", "Halyard CT-60", "IOB", "University of Tarrant")
+    for name in (*places, "Atlantis: The Lost Empire", "Superman (It's Not Easy)", "Line 4"):
         assert not may_be_person(name_form(name), "Name"), name
