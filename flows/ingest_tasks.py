@@ -281,7 +281,11 @@ def resolve_entities(
         _point_at_resolution(documents, phase, subject)
         return PhaseOutput(stored, reused=len(documents))
     resolver = entity_resolver(config, embedder.embed_batch, llm)
-    resolution: Resolution = resolver.run(extraction=extraction, known=store.graph.canonical_entities())["resolution"]
+    # the batch's entities stored already: the short-form step leaves their merge (or its undo) as it stands
+    ids = sorted({e.id for e in extraction.entities}) if config.short_forms.enabled else []
+    already = sorted(store.graph.resolved_ids(ids)) if ids else []
+    known = store.graph.canonical_entities()
+    resolution: Resolution = resolver.run(extraction=extraction, known=known, stored=already)["resolution"]
     if journal:
         phase.journal.save(key, resolution)
     _point_at_resolution(documents, phase, subject)

@@ -287,6 +287,15 @@ class FuzzyResolutionConfig(StrictModel):
     )
 
 
+class ShortFormResolutionConfig(StrictModel):
+    """Linking short forms ("Okafor", "Ada", "Dr. Okafor", "A. Okafor", "CT-60") to the one full name they fit."""
+
+    enabled: bool = Field(
+        defaults.SHORT_FORMS_ENABLED,
+        description="Link surnames, first names, titles, possessives, initials and model codes when unambiguous.",
+    )
+
+
 class EmbeddingResolutionConfig(StrictModel):
     """Merging near misses whose name-and-description embeddings agree."""
 
@@ -314,9 +323,10 @@ class LLMResolutionConfig(StrictModel):
 
 
 class ResolutionConfig(StrictModel):
-    """Entity resolution: exact names, then fuzzy names, embeddings and optionally the LLM."""
+    """Entity resolution: exact names, then fuzzy names, short forms, embeddings and optionally the LLM."""
 
     fuzzy: FuzzyResolutionConfig = FuzzyResolutionConfig()
+    short_forms: ShortFormResolutionConfig = ShortFormResolutionConfig()
     embedding: EmbeddingResolutionConfig = EmbeddingResolutionConfig()
     llm: LLMResolutionConfig = LLMResolutionConfig()
 

@@ -40,11 +40,12 @@ def chunker_for(config: ChunkerConfig) -> Chunker:
 
 
 def entity_resolver(config: ResolutionConfig, embed: Embed, llm: OpenAIChatClient | None) -> EntityResolver:
-    """The resolver of ``ingest.resolution``: fuzzy names, embeddings (``embed``) and the LLM check, each if enabled."""
+    """The resolver of ``ingest.resolution``: fuzzy names, short forms, embeddings (``embed``) and the LLM check."""
     return EntityResolver(
         fuzzy_enabled=config.fuzzy.enabled,
         fuzzy_merge_threshold=config.fuzzy.merge_threshold,
         fuzzy_candidate_threshold=config.fuzzy.candidate_threshold,
+        short_forms_enabled=config.short_forms.enabled,
         embed=embed if config.embedding.enabled else None,
         embedding_threshold=config.embedding.threshold,
         llm=llm if config.llm.enabled else None,

@@ -24,6 +24,7 @@ class ResolutionRule(ClosedSet, what="resolution rule"):
     EMBEDDING = "embedding"
     LLM = "llm"
     HOMONYM = "homonym"
+    SHORT_FORM = "short_form"  # a surname, first name, title or code form linked to the one full name it fits
 
 
 MERGED = MergeOutcome.MERGED  # the names the merge log's readers have always imported
@@ -43,7 +44,7 @@ class MergeDecision:
         resolved_id: The entity it became (or was compared with).
         decision: ``merged`` or ``kept_apart``.
         rule: The rule that found them alike: ``label`` (same name, an untyped label folded into a typed one),
-            ``fuzzy``, ``acronym``, ``embedding``, ``llm`` or ``homonym``.
+            ``fuzzy``, ``acronym``, ``embedding``, ``llm``, ``homonym`` or ``short_form``.
         score: The rule's score (a rapidfuzz ratio 0-100, a cosine, or 1.0 for a yes from the LLM).
         reason: The decision in words, for the log.
     """

@@ -18,6 +18,7 @@ from agrag.components.data_models.resolution import KEPT_APART, MergeDecision, R
 from agrag.components.embedders.embedding_texts import entity_comparison_text
 from agrag.components.errors import LLMError
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
+from agrag.components.resolvers.mention_linking import link_short_forms
 from agrag.components.resolvers.merge_groups import MergeGroups, Node, Pair, ordered, pair_order
 from agrag.components.resolvers.name_matching import (
     acronym_expansions,
@@ -54,8 +55,11 @@ class EntityResolver:
        scored with rapidfuzz (the best of ``token_sort_ratio`` and ``ratio``). Labels must agree or one be untyped,
        numbers in the names must match exactly; at ``fuzzy_merge_threshold`` they merge, from
        ``fuzzy_candidate_threshold`` they are near misses.
-    4. ``embedding``: a near miss whose ``entity_comparison_text`` embeddings reach ``embedding_threshold``.
-    5. ``llm``: the strongest remaining near misses and the homonyms, at most ``llm_max_pairs``, get a yes/no.
+    4. ``short_form``: a new surname, first name, title, possessive, initials or model-code form joins the full
+       name it fits when its documents agree on one (see ``mention_linking``); an ambiguous one ("Hale" with
+       "Marcus Hale" and "Victor Hale" in scope and neither in its document) is kept apart, with the reason.
+    5. ``embedding``: a near miss whose ``entity_comparison_text`` embeddings reach ``embedding_threshold``.
+    6. ``llm``: the strongest remaining near misses and the homonyms, at most ``llm_max_pairs``, get a yes/no.
 
     Merges are transitive; every member points at the final entity of its group: a stored (``known``) one if there
     is one, else typed before untyped, then the most mentioned, then the longest name. Two stored entities never
@@ -74,6 +78,7 @@ class EntityResolver:
         fuzzy_enabled: bool = defaults.FUZZY_ENABLED,
         fuzzy_merge_threshold: float = defaults.FUZZY_MERGE_THRESHOLD,
         fuzzy_candidate_threshold: float = defaults.FUZZY_CANDIDATE_THRESHOLD,
+        short_forms_enabled: bool = defaults.SHORT_FORMS_ENABLED,
         embed: Embed | None = None,
         embedding_threshold: float = defaults.EMBEDDING_RESOLUTION_THRESHOLD,
         llm: OpenAIChatClient | None = None,
@@ -101,18 +106,23 @@ class EntityResolver:
         self.fuzzy_enabled = fuzzy_enabled
         self.fuzzy_merge_threshold = fuzzy_merge_threshold
         self.fuzzy_candidate_threshold = fuzzy_candidate_threshold
+        self.short_forms_enabled = short_forms_enabled
         self.embed = embed
         self.embedding_threshold = embedding_threshold
         self.llm = llm
         self.llm_max_pairs = llm_max_pairs
 
     @component.output_types(resolution=Resolution)
-    def run(self, extraction: Extraction, known: list[Entity] | None = None) -> dict[str, Resolution]:
+    def run(
+        self, extraction: Extraction, known: list[Entity] | None = None, stored: list[str] | None = None
+    ) -> dict[str, Resolution]:
         """Resolve one extraction batch against itself and the stored entities.
 
         Args:
             extraction: The batch, as extracted.
             known: Canonical entities already stored, which new entities may resolve into.
+            stored: Ids of the batch's entities that are stored already, merged or not: the short-form step leaves
+                them as they are (a merge an earlier run made, or undid, stands).
 
         Returns:
             ``{"resolution": Resolution(...)}``: the batch with exact duplicates merged, the merge log (``merged``
@@ -129,11 +139,18 @@ class EntityResolver:
         for mention in merged.mentions:
             passages.setdefault(mention.entity_id, set()).add(mention.chunk_id)
         near = self._fuzzy(list(nodes.values()), groups, candidates, passages) if self.fuzzy_enabled else []
+        short_apart = []
+        if self.short_forms_enabled:
+            named = dict(passages)
+            for link in merged.about:
+                named[link.entity_id] = named.get(link.entity_id, set()) | {link.chunk_id}
+            short_apart = link_short_forms(nodes, groups, named, candidates, set(stored or ()))
         near = [pair for pair in near if not groups.same(pair)]
         if self.embed is not None and near:
             near = self._embedding(self.embed, near, groups, candidates)
         kept_apart = self._llm(near, homonyms, groups, candidates)
-        return {"resolution": Resolution(merged, (*groups.decisions(), *kept_apart), groups.candidates(candidates))}
+        decisions = (*groups.decisions(), *short_apart, *kept_apart)
+        return {"resolution": Resolution(merged, decisions, groups.candidates(candidates))}
 
     def _fuzzy(
         self, nodes: list[Node], groups: MergeGroups, candidates: list[Pair], passages: dict[str, set[str]]

@@ -122,8 +122,12 @@ class MergeGroups:
         self._apart[self.find(pair.member.id)].add(pair.target.id)
         self._apart[self.find(pair.target.id)].add(pair.member.id)
 
-    def join(self, pair: Pair, *, ignore_labels: bool = False) -> str | None:
-        """Join the groups of the pair; return why not, or None when joined (or already one)."""
+    def join(self, pair: Pair, *, ignore_labels: bool = False, prefer_target: bool = False) -> str | None:
+        """Join the groups of the pair; return why not, or None when joined (or already one).
+
+        ``prefer_target``: the target's group gives the root, unless only the member's root is stored (a short form
+        joins its full name's group, however often the short form is mentioned).
+        """
         ra, rb = self.find(pair.member.id), self.find(pair.target.id)
         if ra == rb:
             return None
@@ -133,7 +137,10 @@ class MergeGroups:
             return "that would join entities of different labels"
         if self._apart[ra].intersection(self._members[rb]) or self._apart[rb].intersection(self._members[ra]):
             return "that would join entities kept apart"
-        loser, winner = ordered(self._nodes[ra], self._nodes[rb])
+        if prefer_target and (self._nodes[rb].known or not self._nodes[ra].known):
+            loser, winner = self._nodes[ra], self._nodes[rb]
+        else:
+            loser, winner = ordered(self._nodes[ra], self._nodes[rb])
         self._parent[loser.id] = winner.id
         self._members[winner.id] += self._members.pop(loser.id)
         self._labels[winner.id] |= self._labels[loser.id]

@@ -66,3 +66,16 @@ def test_candidates_skip_joined_pairs_and_repeat_pairs() -> None:
         (pair(b, c).member.name, pair(b, c).target.name),
         (pair(a, c).member.name, pair(a, c).target.name),
     ]
+
+
+def test_prefer_target_makes_the_targets_group_the_root_unless_only_the_member_is_stored() -> None:
+    short, full = node("Kirsty", "Person", mentions=9), node("Kirsty Munro")
+    groups = groups_of(short, full)
+    assert groups.join(Pair(short, full, "short_form", 1.0, "first name"), prefer_target=True) is None
+    assert groups.find(short.id) == full.id  # not the typed, more mentioned short form
+    (decision,) = groups.decisions()
+    assert (decision.member_id, decision.resolved_id) == (short.id, full.id)
+    stored, new = node("Okafor", known=True), node("Ada Okafor")
+    kept = groups_of(stored, new)
+    assert kept.join(Pair(stored, new, "short_form", 1.0), prefer_target=True) is None
+    assert kept.find(new.id) == stored.id  # a stored entity stays a root
