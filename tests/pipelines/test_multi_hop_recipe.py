@@ -3,9 +3,9 @@ from pathlib import Path
 import pytest
 
 from agrag.components.data_models.chunk import Chunk
-from agrag.components.errors import ConfigError
 from agrag.components.data_models.embedding import Embedding
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
+from agrag.components.errors import ConfigError
 from agrag.components.retrievers.page_rank_chunk_retriever import PageRankChunkRetriever
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.flows.ingest_flow import ingest_into
