@@ -209,7 +209,8 @@ def _search_filters(
 @app.command("eval")
 def evaluate(
     dataset: Annotated[
-        str | None, typer.Argument(help="musique_dev, hotpotqa_dev or notes_dev (in AGRAG_EVAL_BENCH_DIR); omit with --corpus.")
+        str | None,
+        typer.Argument(help="musique_dev, hotpotqa_dev or notes_dev (in AGRAG_EVAL_BENCH_DIR); omit with --corpus."),
     ] = None,
     overrides: Overrides = None,
     corpus: Annotated[

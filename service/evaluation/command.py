@@ -50,7 +50,8 @@ def pick_dataset(choice: DatasetChoice, bench_dir: Path) -> EvalDataset:
         return replace(load_generic(choice.corpus, choice.questions), triples_path=choice.triples)
     if choice.name is None:
         raise EvaluationError(
-            "Name a dataset (musique_dev, hotpotqa_dev, notes_dev) or give --corpus corpus.json --questions questions.json."
+            "Name a dataset (musique_dev, hotpotqa_dev, notes_dev) "
+            "or give --corpus corpus.json --questions questions.json."
         )
     if choice.triples is not None:
         raise EvaluationError("--triples goes with --corpus and --questions; the named sets know their own.")

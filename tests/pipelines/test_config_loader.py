@@ -40,7 +40,17 @@ def test_overrides_change_values_and_pick_group_options() -> None:
 
 
 def test_an_unknown_recipe_names_the_valid_choices() -> None:
-    valid = ["bridge", "chunk", "entity", "graph_expand", "hybrid", "hybrid_reranked", "multi_hop", "text2cypher", "thematic"]
+    valid = [
+        "bridge",
+        "chunk",
+        "entity",
+        "graph_expand",
+        "hybrid",
+        "hybrid_reranked",
+        "multi_hop",
+        "text2cypher",
+        "thematic",
+    ]
     with pytest.raises(UnknownConfigChoiceError, match=f"Valid choices: {', '.join(valid)}") as info:
         load_config(["recipe=nonexistent"])
     assert info.value.valid == valid

@@ -47,7 +47,17 @@ TRIPLES = {
 RECIPES = ["hybrid", "chunk", "multi_hop"]
 # evaluation.recipes=[all]: every recipe of conf/recipe. Without a loadable cross-encoder and without an LLM, two
 # of them are rows that say why they were skipped.
-EVERY_RECIPE = ["entity", "chunk", "hybrid", "hybrid_reranked", "graph_expand", "thematic", "text2cypher", "multi_hop", "bridge"]
+EVERY_RECIPE = [
+    "entity",
+    "chunk",
+    "hybrid",
+    "hybrid_reranked",
+    "graph_expand",
+    "thematic",
+    "text2cypher",
+    "multi_hop",
+    "bridge",
+]
 SKIPPED = ["hybrid_reranked", "text2cypher"]
 RAN = [r for r in EVERY_RECIPE if r not in SKIPPED]
 MODES = ["keyword", "vector", "hybrid", "graph"]  # the search_evidence tool's, scored after the recipes
