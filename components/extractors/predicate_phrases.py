@@ -1,0 +1,380 @@
+"""Predicate phrases by rule: what one sentence says joins two entity mentions, and which of them is the subject.
+
+``predicate_between`` reads the words between two mentions (and a few around them) and returns a short, normalised
+predicate (``owns``, ``studies at``, ``replaces ... as director``, ``engineer of``) with its direction, or None when
+the words are no predicate it can trust: a clause break, a negation or hedge, another entity, a list, a pronoun or
+more words than a predicate has. Verbs are written in the third-person present (``verb_forms``), so one fact read
+in two tenses merges; a passive is turned active (``Osprey is owned by Victor`` is ``Victor owns Osprey``).
+
+No model and no parser: the rules read word shapes, small closed word lists and punctuation. They would rather say
+nothing than say something wrong; a pair they pass over stays a co-occurrence (``RELATED_TO``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agrag.components.extractors.verb_forms import (
+    PARTICIPLES_ONLY,
+    is_inflected_verb,
+    is_past_participle,
+    present_tense,
+)
+from agrag.components.extractors.word_classes import (
+    AUXILIARIES,
+    BARE_PREPOSITIONS,
+    COPULAS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    GOES_ON,
+    NO_FACT_WORDS,
+    NOT_ROLES,
+    PREPOSITIONS,
+    RELATIVES,
+    is_adverb,
+    is_content_word,
+)
+
+MAX_PREDICATE_WORDS = 4
+_MAX_GAP_WORDS = 8
+_MAX_GAP_CHARS = 80
+_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*|\d+|\S")
+_POSSESSIVE = ("'s", "’s")
+
+_CLAUSE_BREAKS = frozenset(';:—–()[]"“”?!')
+_ROLE_END = re.compile(r"\s*(?:[.,;:)!?]|$)")
+_QUOTES = frozenset("\"“”'‘’«»")
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    """A normalised predicate phrase between two mentions.
+
+    Attributes:
+        phrase: Lowercase, verbs in the third-person present, at most ``MAX_PREDICATE_WORDS`` words (``...`` marks
+            where the object sits in ``replaces ... as director`` and does not count).
+        subject_first: True when the earlier mention is the subject (``Victor owns Osprey``), False when the later
+            one is (``Osprey is owned by Victor``).
+    """
+
+    phrase: str
+    subject_first: bool
+
+
+def _words_after(sentence: str, end: int) -> list[str]:
+    return _WORD.findall(sentence[end : end + 60])
+
+
+def _word_before(sentence: str, start: int) -> str:
+    """The word or mark just before ``start``, past any determiners, lowercased ("" at the start)."""
+    words = [w.casefold() for w in _WORD.findall(sentence[max(0, start - 40) : start])]
+    while words and words[-1] in DETERMINERS:
+        words.pop()
+    return words[-1] if words else ""
+
+
+def _head_noun(sentence: str, end: int) -> str | None:
+    """The head noun of a possessive's noun phrase: ``Halyard's lead engineer,`` -> ``engineer``."""
+    words: list[str] = []
+    for word in _words_after(sentence, end):
+        if not word[:1].isalpha() or word in PREPOSITIONS:
+            break
+        if not word.islower() or not is_content_word(word) or is_past_participle(word):
+            return None
+        words.append(word)
+    return words[-1] if 0 < len(words) <= 3 and words[-1] not in NOT_ROLES else None
+
+
+def _object_is_modifier(sentence: str, end: int, *, verb: bool) -> bool:
+    """True when the object mention modifies the noun after it (``owns the Osprey factory``), so it is no object.
+
+    After a verb's object, a finite verb says the mention is the subject of a clause of its own (``said Osprey owns
+    Krill``); after ``of`` or a role (``Tom Reyes of Halyard came``) it is the sentence going on.
+    """
+    words = _words_after(sentence, end)
+    if words and words[0][:1].isdigit():
+        return True  # ``in AD 41``, ``Osprey 2``: the mention is part of a date or a code
+    if not words or not words[0][:1].isalpha():
+        return False
+    word = words[0]
+    if word in GOES_ON or is_adverb(word) or word.endswith("ed"):
+        return False
+    return verb or not is_inflected_verb(word)
+
+
+def _complement(sentence: str, end: int) -> str:
+    """`` as director`` after the object: the role a verb gives it (``replaced Moira as director``)."""
+    match = re.match(r"\s+as\s+(?:(?:the|a|an|its|their)\s+)?([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)", sentence[end:])
+    if not match:
+        return ""
+    words = match.group(1).split()
+    while words and not is_content_word(words[-1]):
+        words.pop()
+    rest = sentence[end + match.start(1) + len(" ".join(words)) :]
+    if not words or not all(is_content_word(w) for w in words):
+        return ""
+    return "as " + " ".join(words) if _ROLE_END.match(rest) or rest.split()[0] in PREPOSITIONS else ""
+
+
+def _phrase(words: Sequence[str]) -> str | None:
+    return " ".join(words) if 0 < len(words) <= MAX_PREDICATE_WORDS else None
+
+
+def _role(words: Sequence[str]) -> str | None:
+    """``[the] director of`` or ``based at``: at most two content words and a closing preposition."""
+    kept = [w for w in words if w not in DETERMINERS]
+    if not kept or kept[-1] not in PREPOSITIONS or kept[-1] == "by":
+        return None
+    content = kept[:-1]
+    if len(content) > 2 or not all(is_content_word(w) for w in content) or (content and content[-1] in NOT_ROLES):
+        return None
+    if any(is_past_participle(w) or w.endswith("ing") for w in content[1:]):
+        return None  # ``pressure mounted on``: a clause, not a role
+    return _phrase(kept)
+
+
+def _verb_tail(tail: Sequence[str]) -> list[str] | None:
+    """What may follow the verb: particles (``reports to``), ``to`` and a verb, or one noun before a preposition."""
+    if not tail:
+        return []
+    if tail[0] == "to" and len(tail) >= 2 and is_content_word(tail[1]) and not is_inflected_verb(tail[1]):
+        rest = tail[2:]
+        return ["to", tail[1], *rest] if all(w in PREPOSITIONS for w in rest) else None
+    nouns = [w for w in tail if w not in PREPOSITIONS and w not in DETERMINERS]
+    if len(nouns) > 1 or any(not is_content_word(w) for w in nouns) or (nouns and tail[-1] not in PREPOSITIONS):
+        return None
+    return [w for w in tail if w not in DETERMINERS]
+
+
+def _passive(words: Sequence[str]) -> str | None:
+    """``owned by``, ``owned and run by``: the verb of a passive whose agent is the later mention."""
+    if len(words) >= 2 and words[-1] == "by" and is_past_participle(words[0]):
+        middle = words[1:-1]
+        if not middle or (len(middle) == 2 and middle[0] == "and" and is_past_participle(middle[1])):
+            return present_tense(words[0])
+    return None
+
+
+def _verb_phrase(words: Sequence[str], *, relative: bool) -> Predicate | None:
+    """The predicate of ``[aux] verb [tail]`` or of a copula and a role, with its direction."""
+    rest = list(words)
+    auxiliaries = []
+    while len(rest) > 1 and rest[0] in AUXILIARIES:
+        auxiliaries.append(rest.pop(0))
+    if auxiliaries and auxiliaries[-1] in {"has", "have", "had"} and not is_past_participle(rest[0]):
+        rest.insert(0, auxiliaries.pop())  # ``has rail connections with``: ``has`` is the verb
+    passive = _passive(rest)
+    if passive or "and" in rest:
+        return Predicate(passive, subject_first=False) if passive else None
+    if any(a in COPULAS for a in auxiliaries) and not rest[0].endswith("ing"):
+        role = _role(rest)
+        return Predicate(role, subject_first=True) if role else None
+    phrase = _active(rest, auxiliaries=bool(auxiliaries), relative=relative)
+    return Predicate(phrase, subject_first=True) if phrase else None
+
+
+def _active(words: Sequence[str], *, auxiliaries: bool, relative: bool) -> str | None:
+    """``owns``, ``reports to``, ``agrees to buy``, ``gives talk at``: a verb and what may follow it."""
+    verb, tail = words[0], _verb_tail(words[1:])
+    if tail is None or verb in BARE_PREPOSITIONS or not (is_content_word(verb) or verb in {"has", "have", "had"}):
+        return None
+    if not (auxiliaries or relative or is_inflected_verb(verb) or verb in {"has", "had"}):
+        return None  # a bare word after a name is more often a noun (``the Halyard engineer``) than a verb
+    if not auxiliaries and not relative and verb.endswith("ing"):
+        return None  # ``Osprey, acting for Halyard``: a participle clause, not the name's own verb
+    if verb in PARTICIPLES_ONLY and not auxiliaries:
+        return _phrase([verb, *tail]) if tail else None  # ``later known as``: a passive without its ``is``
+    return _phrase([present_tense(verb), *tail])
+
+
+def _gap_words(gap: str) -> list[str] | None:
+    """The gap's words, lowercased and without adverbs; None when they cannot hold a predicate."""
+    tokens = _WORD.findall(gap)
+    if len(gap) > _MAX_GAP_CHARS or len(tokens) > _MAX_GAP_WORDS + 1 or " - " in gap:
+        return None
+    if any(t in _CLAUSE_BREAKS or t.isdigit() or "n't" in t or "n’t" in t for t in tokens):
+        return None
+    if any(t[:1].isupper() for t in tokens):
+        return None  # a capitalised word the extractor did not keep is still a name: the gap holds a third thing
+    words = [t.casefold() for t in tokens if not is_adverb(t.casefold())]
+    return None if any(w in NO_FACT_WORDS and w != "and" for w in words) else words
+
+
+@dataclass(frozen=True, slots=True)
+class _Gap:
+    """The words between two mentions, read: a leading comma, a relative pronoun, a determiner before the object."""
+
+    words: tuple[str, ...]
+    apposition: bool
+    relative: bool
+    object_determiner: bool
+
+    @classmethod
+    def read(cls, words: list[str]) -> _Gap | None:
+        apposition = bool(words) and words[0] == ","
+        rest = words[1:] if apposition else list(words)
+        if "," in rest[:-1] or (rest and rest[-1] == "," and len(rest) > 1):
+            return None
+        rest = [w for w in rest if w != ","]
+        relative = apposition and bool(rest) and rest[0] in RELATIVES
+        rest = rest[1:] if relative else rest
+        determiner = False
+        while rest and rest[-1] in DETERMINERS:
+            rest.pop()
+            determiner = True
+        return cls(tuple(rest), apposition, relative, determiner)
+
+    @property
+    def bare_preposition(self) -> bool:
+        return len(self.words) == 1 and self.words[0] in BARE_PREPOSITIONS and not self.relative
+
+
+@dataclass(frozen=True, slots=True)
+class _Mentions:
+    sentence: str
+    left: tuple[int, int]
+    right: tuple[int, int]
+
+    def possessive(self, span: tuple[int, int]) -> bool:
+        return self.sentence[span[0] : span[1]].endswith(_POSSESSIVE)
+
+    def quoted(self) -> bool:
+        """Either mention in quotes (a title: ``"Creatures of the Night"``)."""
+        before = self.sentence[: self.left[0]].rstrip()[-1:]
+        after = self.sentence[self.right[1] :].lstrip()[:1]
+        return before in _QUOTES or after in _QUOTES
+
+    def word_before(self) -> str:
+        return _word_before(self.sentence, self.left[0])
+
+
+def _possessor_first(gap: _Gap) -> Predicate | None:
+    """``Halyard's engineer Tom Reyes``: the later mention is the earlier one's engineer."""
+    nouns = gap.words
+    if gap.apposition or gap.relative or not 0 < len(nouns) <= 3 or nouns[-1] in NOT_ROLES:
+        return None
+    if not all(is_content_word(w) and not is_inflected_verb(w) for w in nouns):
+        return None
+    return Predicate(f"{nouns[-1]} of", subject_first=False)
+
+
+def _possessor_last(mentions: _Mentions, gap: _Gap) -> Predicate | None:
+    """The later mention owns the real object, whose head noun the predicate takes.
+
+    ``Gannet Bay, Northwold University's field station`` is ``station of``, ``leads IOB's phytoplankton team`` is
+    ``leads team of``, ``X is Y's director`` is ``director of``.
+    """
+    head = _head_noun(mentions.sentence, mentions.right[1])
+    if head is None or gap.object_determiner:
+        return None
+    if not gap.words or all(w in COPULAS for w in gap.words):
+        return Predicate(f"{head} of", subject_first=True) if gap.apposition or gap.words else None
+    if gap.apposition and not gap.relative:
+        return None
+    found = _verb_phrase(gap.words, relative=gap.relative)
+    phrase = _phrase([*found.phrase.split(), head, "of"]) if found and found.subject_first else None
+    return Predicate(phrase, subject_first=True) if phrase else None
+
+
+def _bare(mentions: _Mentions, gap: _Gap) -> Predicate | None:
+    """``Tom Reyes of Halyard``, ``Kirsty, from IOB``: not ``Creatures of the Night`` nor ``Jayton, Texas, in``."""
+    before = mentions.word_before()
+    if (gap.object_determiner and gap.words[0] in {"of", "in"}) or before == ",":
+        return None  # ``Creatures of the Night``, ``Political Ethics in an Age of Terror``: part of a title
+    if gap.apposition and before in PREPOSITIONS:
+        return None  # ``flights to Russia, from Khujand``: the phrase goes with the verb
+    if is_inflected_verb(before) and before not in FUNCTION_WORDS:
+        return None  # ``represented Iran in the Olympiads``: the preposition goes with the verb
+    if _object_is_modifier(mentions.sentence, mentions.right[1], verb=False):
+        return None
+    return Predicate(gap.words[0], subject_first=True)
+
+
+def _apposition(mentions: _Mentions, gap: _Gap) -> Predicate | None:
+    """``Moira Cathcart, the director of Gannet Bay`` (``director of``) or ``Osprey, owned by Victor`` (``owns``)."""
+    participle = is_past_participle(gap.words[0]) or gap.words[0].endswith("ing")
+    if participle and mentions.word_before():
+        return None  # ``Walden is in Nova Scotia, located in ...``: the participle is said of the sentence's subject
+    passive = _passive(gap.words)
+    if passive:
+        return _with_complement(mentions, Predicate(passive, subject_first=False))
+    role = _role(gap.words)
+    if role is None or not any(is_content_word(w) for w in gap.words) or gap.words[0].endswith("ing"):
+        return None
+    if _object_is_modifier(mentions.sentence, mentions.right[1], verb=False):
+        return None
+    return Predicate(role, subject_first=True)
+
+
+def _clause(mentions: _Mentions, gap: _Gap) -> Predicate | None:
+    """``Victor Hale owns Osprey``, ``Kirsty studied at X``, ``Marchetti, who leads Y``, ``X is owned by Y``."""
+    before = mentions.word_before()
+    if not gap.relative and before in PREPOSITIONS:
+        return None  # ``samples from Skerrin were deposited in NODA``: the earlier mention is no subject
+    if not gap.relative and before.isalpha() and before not in FUNCTION_WORDS and not is_inflected_verb(before):
+        return None  # ``native Lithuanian speakers in``: the mention modifies a noun; it is not the subject
+    if _object_is_modifier(mentions.sentence, mentions.right[1], verb=True):
+        return None
+    found = _verb_phrase(gap.words, relative=gap.relative)
+    return _with_complement(mentions, found) if found else None
+
+
+def _with_complement(mentions: _Mentions, found: Predicate) -> Predicate:
+    complement = _complement(mentions.sentence, mentions.right[1])
+    if not complement or len(found.phrase.split()) + len(complement.split()) > MAX_PREDICATE_WORDS:
+        return found
+    return Predicate(f"{found.phrase} ... {complement}", found.subject_first)
+
+
+def predicate_between(
+    sentence: str, left: tuple[int, int], right: tuple[int, int], others: Sequence[tuple[int, int]] = ()
+) -> Predicate | None:
+    """The predicate the sentence states between two mentions, or None when it states none this can trust.
+
+    Args:
+        sentence: The sentence holding both mentions.
+        left: ``(start, end)`` of the earlier mention in ``sentence`` (a trailing ``'s`` included).
+        right: ``(start, end)`` of the later mention.
+        others: The other mentions of the sentence; one between the two means no predicate.
+
+    Example:
+        ```python
+        s = "Osprey Ceramics is owned by Victor Hale."
+        predicate_between(s, (0, 15), (28, 39))  # Predicate("owns", subject_first=False)
+        ```
+    """
+    if left[1] > right[0] or any(left[1] <= o[0] and o[1] <= right[0] for o in others if o not in (left, right)):
+        return None
+    words = _gap_words(sentence[left[1] : right[0]])
+    gap = _Gap.read(words) if words is not None else None
+    mentions = _Mentions(sentence, left, right)
+    if gap is None or mentions.quoted() or mentions.word_before() in {"by", "and", "or"}:
+        return None  # an agent (``mixed by Sam, ...``) or one of several subjects: not this mention's own predicate
+    if mentions.word_before()[:1].isdigit() or _title_case(sentence):
+        return None
+    return _read(mentions, gap)
+
+
+def _title_case(sentence: str) -> bool:
+    """A title or heading (``Friends in Low Places``): no closing stop, and every word of four letters capitalised."""
+    text = sentence.strip()
+    if text[-1:] in ".!?":
+        return False
+    return all(w[:1].isupper() for w in _WORD.findall(text) if len(w) > 3 and w[:1].isalpha())
+
+
+def _read(mentions: _Mentions, gap: _Gap) -> Predicate | None:
+    """The pattern the gap and the mentions make, read by its own rule."""
+    if mentions.possessive(mentions.left):
+        return None if mentions.possessive(mentions.right) else _possessor_first(gap)
+    if mentions.possessive(mentions.right):
+        return _possessor_last(mentions, gap)
+    if not gap.words:
+        return None
+    if gap.bare_preposition:
+        return _bare(mentions, gap)
+    if gap.apposition and not gap.relative:
+        return _apposition(mentions, gap)
+    return _clause(mentions, gap)
