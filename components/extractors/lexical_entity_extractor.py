@@ -229,9 +229,10 @@ class LexicalEntityExtractor:
     ) -> Iterator[Relation]:
         """A fact for each pair the sentence names a predicate between, else a co-occurrence."""
         description = sentence.strip()[:_MAX_DESCRIPTION]
+        spans = [span for _, span in placed]
         for i, a in enumerate(ids):
             for b in ids[i + 1 :]:
-                fact = _fact(a, b, placed, sentence)
+                fact = _fact(a, b, placed, spans, sentence)
                 if fact is not None:
                     source, phrase, target = fact
                 else:
@@ -242,9 +243,10 @@ class LexicalEntityExtractor:
                 )
 
 
-def _fact(a: str, b: str, placed: Sequence[tuple[str, tuple[int, int]]], sentence: str) -> tuple[str, str, str] | None:
+def _fact(
+    a: str, b: str, placed: Sequence[tuple[str, tuple[int, int]]], spans: list[tuple[int, int]], sentence: str
+) -> tuple[str, str, str] | None:
     """(subject id, predicate phrase, object id) the sentence states between two entities, nearest mentions first."""
-    spans = [span for _, span in placed]
     pairs = [
         (first, second) if first[0] < second[0] else (second, first)
         for id_a, first in placed

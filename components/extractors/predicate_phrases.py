@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from agrag.components.extractors.verb_forms import (
     PARTICIPLES_ONLY,
+    STATIVE_PARTICIPLES,
     is_inflected_verb,
     is_past_participle,
     present_tense,
@@ -43,7 +44,8 @@ _MAX_GAP_CHARS = 80
 _WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*|\d+|\S")
 _POSSESSIVE = ("'s", "’s")
 
-_CLAUSE_BREAKS = frozenset(';:—–()[]"“”?!')
+# What no gap holding a predicate has: a clause break, a number, a negation (``n't``).
+_NO_GAP = re.compile(r"[;:—–()\[\]\"“”?!\d]|\s-\s|n['’]t\b")
 _ROLE_END = re.compile(r"\s*(?:[.,;:)!?]|$)")
 _QUOTES = frozenset("\"“”'‘’«»")
 
@@ -69,7 +71,7 @@ def _words_after(sentence: str, end: int) -> list[str]:
 
 def _word_before(sentence: str, start: int) -> str:
     """The word or mark just before ``start``, past any determiners, lowercased ("" at the start)."""
-    words = [w.casefold() for w in _WORD.findall(sentence[max(0, start - 40) : start])]
+    words = [w.casefold() for w in _WORD.findall(sentence[max(0, start - 30) : start])]
     while words and words[-1] in DETERMINERS:
         words.pop()
     return words[-1] if words else ""
@@ -184,21 +186,19 @@ def _active(words: Sequence[str], *, auxiliaries: bool, relative: bool) -> str |
         return None  # a bare word after a name is more often a noun (``the Halyard engineer``) than a verb
     if not auxiliaries and not relative and verb.endswith("ing"):
         return None  # ``Osprey, acting for Halyard``: a participle clause, not the name's own verb
-    if verb in PARTICIPLES_ONLY and not auxiliaries:
+    if (verb in PARTICIPLES_ONLY or verb in STATIVE_PARTICIPLES) and not auxiliaries:
         return _phrase([verb, *tail]) if tail else None  # ``later known as``: a passive without its ``is``
     return _phrase([present_tense(verb), *tail])
 
 
 def _gap_words(gap: str) -> list[str] | None:
     """The gap's words, lowercased and without adverbs; None when they cannot hold a predicate."""
-    tokens = _WORD.findall(gap)
-    if len(gap) > _MAX_GAP_CHARS or len(tokens) > _MAX_GAP_WORDS + 1 or " - " in gap:
-        return None
-    if any(t in _CLAUSE_BREAKS or t.isdigit() or "n't" in t or "n’t" in t for t in tokens):
-        return None
-    if any(t[:1].isupper() for t in tokens):
+    if len(gap) > _MAX_GAP_CHARS or _NO_GAP.search(gap) or gap.lower() != gap:
         return None  # a capitalised word the extractor did not keep is still a name: the gap holds a third thing
-    words = [t.casefold() for t in tokens if not is_adverb(t.casefold())]
+    tokens = _WORD.findall(gap)
+    if len(tokens) > _MAX_GAP_WORDS + 1:
+        return None
+    words = [t for t in tokens if not is_adverb(t)]
     return None if any(w in NO_FACT_WORDS and w != "and" for w in words) else words
 
 
@@ -233,9 +233,16 @@ class _Gap:
 
 @dataclass(frozen=True, slots=True)
 class _Mentions:
+    """The two mentions in their sentence, and the word before the earlier one (``before``)."""
+
     sentence: str
     left: tuple[int, int]
     right: tuple[int, int]
+    before: str
+
+    @classmethod
+    def of(cls, sentence: str, left: tuple[int, int], right: tuple[int, int]) -> _Mentions:
+        return cls(sentence, left, right, _word_before(sentence, left[0]))
 
     def possessive(self, span: tuple[int, int]) -> bool:
         return self.sentence[span[0] : span[1]].endswith(_POSSESSIVE)
@@ -245,9 +252,6 @@ class _Mentions:
         before = self.sentence[: self.left[0]].rstrip()[-1:]
         after = self.sentence[self.right[1] :].lstrip()[:1]
         return before in _QUOTES or after in _QUOTES
-
-    def word_before(self) -> str:
-        return _word_before(self.sentence, self.left[0])
 
 
 def _possessor_first(gap: _Gap) -> Predicate | None:
@@ -280,7 +284,7 @@ def _possessor_last(mentions: _Mentions, gap: _Gap) -> Predicate | None:
 
 def _bare(mentions: _Mentions, gap: _Gap) -> Predicate | None:
     """``Tom Reyes of Halyard``, ``Kirsty, from IOB``: not ``Creatures of the Night`` nor ``Jayton, Texas, in``."""
-    before = mentions.word_before()
+    before = mentions.before
     if (gap.object_determiner and gap.words[0] in {"of", "in"}) or before == ",":
         return None  # ``Creatures of the Night``, ``Political Ethics in an Age of Terror``: part of a title
     if gap.apposition and before in PREPOSITIONS:
@@ -295,7 +299,7 @@ def _bare(mentions: _Mentions, gap: _Gap) -> Predicate | None:
 def _apposition(mentions: _Mentions, gap: _Gap) -> Predicate | None:
     """``Moira Cathcart, the director of Gannet Bay`` (``director of``) or ``Osprey, owned by Victor`` (``owns``)."""
     participle = is_past_participle(gap.words[0]) or gap.words[0].endswith("ing")
-    if participle and mentions.word_before():
+    if participle and mentions.before:
         return None  # ``Walden is in Nova Scotia, located in ...``: the participle is said of the sentence's subject
     passive = _passive(gap.words)
     if passive:
@@ -310,11 +314,13 @@ def _apposition(mentions: _Mentions, gap: _Gap) -> Predicate | None:
 
 def _clause(mentions: _Mentions, gap: _Gap) -> Predicate | None:
     """``Victor Hale owns Osprey``, ``Kirsty studied at X``, ``Marchetti, who leads Y``, ``X is owned by Y``."""
-    before = mentions.word_before()
+    before = mentions.before
+    if gap.relative and before == ",":
+        return None  # ``Maessen of Buurmalsen, Netherlands, who had come``: the clause is said of an earlier name
     if not gap.relative and before in PREPOSITIONS:
         return None  # ``samples from Skerrin were deposited in NODA``: the earlier mention is no subject
-    if not gap.relative and before.isalpha() and before not in FUNCTION_WORDS and not is_inflected_verb(before):
-        return None  # ``native Lithuanian speakers in``: the mention modifies a noun; it is not the subject
+    if not gap.relative and before.isalpha() and before not in FUNCTION_WORDS:
+        return None  # ``native Lithuanian speakers in``, ``designated Anglican priests``: no subject either
     if _object_is_modifier(mentions.sentence, mentions.right[1], verb=True):
         return None
     found = _verb_phrase(gap.words, relative=gap.relative)
@@ -345,14 +351,18 @@ def predicate_between(
         predicate_between(s, (0, 15), (28, 39))  # Predicate("owns", subject_first=False)
         ```
     """
-    if left[1] > right[0] or any(left[1] <= o[0] and o[1] <= right[0] for o in others if o not in (left, right)):
+    if left[1] > right[0] or right[0] - left[1] > _MAX_GAP_CHARS:
+        return None
+    if any(left[1] <= o[0] and o[1] <= right[0] for o in others if o not in (left, right)):
         return None
     words = _gap_words(sentence[left[1] : right[0]])
     gap = _Gap.read(words) if words is not None else None
-    mentions = _Mentions(sentence, left, right)
-    if gap is None or mentions.quoted() or mentions.word_before() in {"by", "and", "or"}:
+    if gap is None:
+        return None
+    mentions = _Mentions.of(sentence, left, right)
+    if mentions.quoted() or mentions.before in {"by", "and", "or"}:
         return None  # an agent (``mixed by Sam, ...``) or one of several subjects: not this mention's own predicate
-    if mentions.word_before()[:1].isdigit() or _title_case(sentence):
+    if mentions.before[:1].isdigit() or _title_case(sentence):
         return None
     return _read(mentions, gap)
 

@@ -9,6 +9,7 @@ spell it the same way, which is what merging needs.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _IRREGULAR = {
     form: base
@@ -112,6 +113,9 @@ PARTICIPLES_ONLY = frozenset(
     """arisen been begun born borne chosen done drawn driven eaten fallen flown forgotten given gone grown hidden known
     overseen ridden risen seen shown spoken stolen sung swum taken thrown undertaken withdrawn worn written""".split()
 )
+# Participles used as adjectives: with no ``is`` they still say where or what a thing is (``the campus located off
+# Bartles Road``), never what it did.
+STATIVE_PARTICIPLES = frozenset("based called entitled headquartered listed located named situated titled".split())
 # Past participles spelled like their base (``is run by``).
 _PARTICIPLE_AS_BASE = frozenset(
     {"become", "come", "cost", "cut", "hit", "let", "overcome", "put", "read", "run", "set"}
@@ -183,6 +187,7 @@ def third_person(base: str) -> str:
     return base + "s"
 
 
+@lru_cache(maxsize=4096)
 def present_tense(word: str) -> str:
     """``owned``, ``owning``, ``own`` and ``owns`` all become ``owns``."""
     return third_person(base_form(word))

@@ -25,7 +25,7 @@ NO_FACT_WORDS = frozenset(
     and or but while whereas although though because so yet if unless until when where after before since whether
     then whilst whose whom
     he she it they we i you him them us me itself himself herself themselves
-    one two three four five six seven eight nine ten several many some few most""".split()
+    one two three four five six seven eight nine ten several many some few most such""".split()
 )
 ADVERBS = frozenset(
     """also still now then already later soon just once again even ever often usually currently formerly previously
@@ -36,9 +36,10 @@ AFTER_OBJECT = frozenset({"last", "next", "this", "every", "each", "today", "yes
 FUNCTION_WORDS = DETERMINERS | AUXILIARIES | PREPOSITIONS | NO_FACT_WORDS | RELATIVES | {"to"}
 # After an object mention, these go on with the sentence rather than with a noun the mention would modify.
 GOES_ON = PREPOSITIONS | NO_FACT_WORDS | RELATIVES | AUXILIARIES | AFTER_OBJECT | {"to", "and", "or"}
-# Words before a role noun that say which one, not what it is (``Britain's first Polytechnic``).
+# Words before a role noun that say which one, not what it is (``Britain's first Polytechnic``, ``Prague's oldest``).
 NOT_ROLES = frozenset(
-    "first second third last new old former current own main only largest biggest best other same next".split()
+    """first second third last new old former current own main only other same next best largest biggest oldest
+    newest highest longest tallest smallest youngest""".split()
 )
 
 

@@ -84,6 +84,13 @@ def test_a_role_after_the_object_joins_the_predicate_in_both_voices() -> None:
         ("Katrin Vogel, from Brinemark Bio, came.", "Katrin Vogel", "Brinemark Bio", "from"),
         ("Kirsty Munro is a member of the Plankton Group.", "Kirsty Munro", "Plankton Group", "member of"),
         ("Rekha Bose is based at Gannet Bay.", "Rekha Bose", "Gannet Bay", "based at"),
+        ("The Bartles Campus located off Bartles Road is new.", "Bartles Campus", "Bartles Road", "located off"),
+        (
+            "The Royal Institution, later known as the Polytechnic, grew.",
+            "Royal Institution",
+            "Polytechnic",
+            "known as",
+        ),
     ],
 )
 def test_noun_phrase_patterns_name_the_link(sentence: str, first: str, second: str, expected: str | None) -> None:
@@ -114,6 +121,10 @@ def test_noun_phrase_patterns_name_the_link(sentence: str, first: str, second: s
         ('The song "Creatures of the Night" was a hit.', "Creatures", "Night", ()),  # inside a title
         ("Friends in Low Places", "Friends", "Low Places", ()),
         ("Victor Hale met the board in 2019 at Osprey Ceramics.", "Victor Hale", "Osprey Ceramics", ()),
+        ("Popular in South East Asia, such as Singapore.", "South East Asia", "Singapore", ()),
+        ("It holds Prague's oldest Rotunda of St Martin.", "Prague", "Rotunda of St Martin", ()),
+        ("Maessen of Buurmalsen, Netherlands, who had come to North America.", "Netherlands", "North America", ()),
+        ("Native Lithuanian speakers in Lithuania are many.", "Lithuanian", "Lithuania", ()),
         ("Victor Hale, who spent years abroad working on many ships, joined Osprey.", "Victor Hale", "Osprey", ()),
     ],
 )
