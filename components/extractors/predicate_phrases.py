@@ -287,6 +287,8 @@ def _bare(mentions: _Mentions, gap: _Gap) -> Predicate | None:
     before = mentions.before
     if (gap.object_determiner and gap.words[0] in {"of", "in"}) or before == ",":
         return None  # ``Creatures of the Night``, ``Political Ethics in an Age of Terror``: part of a title
+    if before == "of" and gap.words[0] == "in":
+        return None  # ``the Consulate General of the United States in Shanghai``: the consulate is in Shanghai
     if gap.apposition and before in PREPOSITIONS:
         return None  # ``flights to Russia, from Khujand``: the phrase goes with the verb
     if is_inflected_verb(before) and before not in FUNCTION_WORDS:

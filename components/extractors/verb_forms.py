@@ -32,6 +32,25 @@ _IRREGULAR = {
         "eat": "ate eaten",
         "fall": "fell fallen",
         "feed": "fed",
+        "flee": "fled",
+        "freeze": "froze frozen",
+        "dig": "dug",
+        "deal": "dealt",
+        "shake": "shook shaken",
+        "sink": "sank sunk",
+        "spring": "sprang sprung",
+        "stick": "stuck",
+        "sweep": "swept",
+        "swing": "swung",
+        "weep": "wept",
+        "wake": "woke woken",
+        "forgive": "forgave forgiven",
+        "overtake": "overtook overtaken",
+        "light": "lit",
+        "slide": "slid",
+        "bend": "bent",
+        "breed": "bred",
+        "bleed": "bled",
         "feel": "felt",
         "fight": "fought",
         "find": "found",
@@ -198,7 +217,8 @@ def is_inflected_verb(word: str) -> bool:
     lowered = word.casefold()
     if lowered in _IRREGULAR or lowered.endswith("ed"):
         return True
-    return len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))
+    # ``listings``, ``buildings``: no verb form ends in -ings
+    return len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is", "ings"))
 
 
 def is_past_participle(word: str) -> bool:

@@ -38,7 +38,7 @@ FUNCTION_WORDS = DETERMINERS | AUXILIARIES | PREPOSITIONS | NO_FACT_WORDS | RELA
 GOES_ON = PREPOSITIONS | NO_FACT_WORDS | RELATIVES | AUXILIARIES | AFTER_OBJECT | {"to", "and", "or"}
 # Words before a role noun that say which one, not what it is (``Britain's first Polytechnic``, ``Prague's oldest``).
 NOT_ROLES = frozenset(
-    """first second third last new old former current own main only other same next best largest biggest oldest
+    """first second third last new old former current own main only other same next original best largest biggest oldest
     newest highest longest tallest smallest youngest""".split()
 )
 

@@ -125,6 +125,8 @@ def test_noun_phrase_patterns_name_the_link(sentence: str, first: str, second: s
         ("It holds Prague's oldest Rotunda of St Martin.", "Prague", "Rotunda of St Martin", ()),
         ("Maessen of Buurmalsen, Netherlands, who had come to North America.", "Netherlands", "North America", ()),
         ("Native Lithuanian speakers in Lithuania are many.", "Lithuanian", "Lithuania", ()),
+        ("The Consulate of the United States in Shanghai opened.", "United States", "Shanghai", ()),
+        ("Historic Places listings in Henry County grew.", "Historic Places", "Henry County", ()),
         ("Victor Hale, who spent years abroad working on many ships, joined Osprey.", "Victor Hale", "Osprey", ()),
     ],
 )
@@ -160,6 +162,7 @@ def test_mentions_out_of_order_or_overlapping_give_nothing() -> None:
         (("add", "added"), "adds"),
         (("reach", "reached", "reaches"), "reaches"),
         (("control", "controlled"), "controls"),
+        (("flee", "fled", "flees"), "flees"),
     ],
 )
 def test_every_form_of_a_verb_is_written_in_the_third_person_present(forms: tuple[str, ...], expected: str) -> None:
