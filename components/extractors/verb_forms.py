@@ -164,6 +164,35 @@ def _candidates(word: str) -> list[str]:
     return [word]
 
 
+# Stems that end like ones wanting an ``e`` back (``invad`` -> ``invade``) but do not (``visit``, ``honor``), and the
+# reverse; the table of bases settles the common ones before these rules are asked.
+_NO_E = frozenset(
+    """abandon anchor armor author censor color develop doctor endeavor envelop favor flavor gallop harbor honor labor
+    mentor mirror monitor sponsor tutor focus bias canvas""".split()
+)
+_WANTS_E = frozenset(
+    "invit unit excit recit ignit cit complet delet compet phon ton clon postpon zon hon aton condon".split()
+)
+_E_AFTER_CLUSTER = ("ang", "eng", "rg", "dg", "ns", "rs", "ls", "ps", "rc", "nc", "rv", "lv", "bl", "cl", "dl", "fl",
+                    "gl", "kl", "pl", "tl", "zl", "ud")  # fmt: skip
+_E_AFTER_VOWEL = {  # the last consonant of a stem ending vowel-consonant, and the vowels before which it wants an e
+    "c": "aeiou", "v": "aeiou", "z": "aeiou", "s": "aeiou", "t": "aou", "d": "aiou", "r": "aiou", "n": "i",
+    "l": "iu", "m": "aeiou", "b": "aeiou", "p": "aeiou", "k": "aeiou", "g": "aeiou",
+}  # fmt: skip
+
+
+def _wants_e(stem: str) -> bool:
+    """Whether the base of ``stem + ed`` ends in an ``e`` (``created``, ``moved``), by the shape of its end."""
+    if stem in _NO_E or len(stem) < 2:
+        return False
+    if stem in _WANTS_E or stem.endswith(_E_AFTER_CLUSTER) or stem.endswith("u"):
+        return True
+    last, before = stem[-1], stem[-2]
+    if re.search(r"(?:ea|ai|oi|ee|oo|ou|oa|au|ei|ie)[^aeiou]$", stem) or before not in "aeiou":
+        return False  # ``treat``, ``join``; ``start``, ``walk``: a vowel pair or a cluster keeps its end
+    return before in _E_AFTER_VOWEL.get(last, "")
+
+
 def _guess(word: str, candidates: list[str]) -> str:
     """The base by rule, for a verb neither table knows."""
     if word.endswith(("ied", "ies")):
@@ -172,12 +201,7 @@ def _guess(word: str, candidates: list[str]) -> str:
         stem = word[:-2] if word.endswith("ed") else word[:-3]
         if _DOUBLED.search(stem):
             return stem[:-1]
-        # ``created``, ``moved``, ``produced``, ``retired``: a single vowel before a last consonant wants an ``e``.
-        if re.search(r"(?:at|iz|is|v|c|g|u|ir|ur|ar|ib|id|in|ok)$", stem) and not re.search(
-            r"[aeo][aeiou][a-z]$", stem
-        ):
-            return stem + "e"
-        return stem
+        return stem + "e" if _wants_e(stem) else stem
     return candidates[0]
 
 
