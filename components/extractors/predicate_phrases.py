@@ -291,8 +291,8 @@ def _bare(mentions: _Mentions, gap: _Gap) -> Predicate | None:
         return None  # ``the Consulate General of the United States in Shanghai``: the consulate is in Shanghai
     if gap.apposition and before in PREPOSITIONS:
         return None  # ``flights to Russia, from Khujand``: the phrase goes with the verb
-    if is_inflected_verb(before) and before not in FUNCTION_WORDS:
-        return None  # ``represented Iran in the Olympiads``: the preposition goes with the verb
+    if before.isalpha() and before not in FUNCTION_WORDS:
+        return None  # ``represented Iran in``, ``administer India from``, ``New Brunswick in``: not the name's own
     if _object_is_modifier(mentions.sentence, mentions.right[1], verb=False):
         return None
     return Predicate(gap.words[0], subject_first=True)

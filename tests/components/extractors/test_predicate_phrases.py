@@ -80,6 +80,7 @@ def test_a_role_after_the_object_joins_the_predicate_in_both_voices() -> None:
         ),
         ("Tom Reyes of Halyard Marine came.", "Tom Reyes", "Halyard Marine", "of"),
         ("The lab hired Tom Reyes at Halyard Marine.", "Tom Reyes", "Halyard Marine", None),
+        ("It is easier to administer India from Delhi.", "India", "Delhi", None),
         ("Kirsty Munro at Brinemark Bio replied.", "Kirsty Munro", "Brinemark Bio", "at"),
         ("Katrin Vogel, from Brinemark Bio, came.", "Katrin Vogel", "Brinemark Bio", "from"),
         ("Kirsty Munro is a member of the Plankton Group.", "Kirsty Munro", "Plankton Group", "member of"),
