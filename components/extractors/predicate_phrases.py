@@ -362,11 +362,11 @@ def predicate_between(
     if gap is None:
         return None
     mentions = _Mentions.of(sentence, left, right)
-    if mentions.quoted() or mentions.before in {"by", "and", "or"}:
-        return None  # an agent (``mixed by Sam, ...``) or one of several subjects: not this mention's own predicate
-    if mentions.before[:1].isdigit() or _title_case(sentence):
-        return None
-    return _read(mentions, gap)
+    if mentions.before in {"by", "and", "or"} or mentions.before[:1].isdigit():
+        return None  # an agent (``mixed by Sam, ...``), one of several subjects, a date: not the mention's own
+    found = _read(mentions, gap)
+    # Titles last: they are rare, and reading the whole sentence costs more than the rules.
+    return None if found is None or mentions.quoted() or _title_case(sentence) else found
 
 
 def _title_case(sentence: str) -> bool:
