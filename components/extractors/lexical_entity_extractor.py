@@ -230,34 +230,29 @@ class LexicalEntityExtractor:
         """A fact for each pair the sentence names a predicate between, else a co-occurrence."""
         description = sentence.strip()[:_MAX_DESCRIPTION]
         spans = [span for _, span in placed]
+        where: dict[str, list[tuple[int, int]]] = {}
+        for entity_id, span in placed:
+            where.setdefault(entity_id, []).append(span)
         for i, a in enumerate(ids):
             for b in ids[i + 1 :]:
-                fact = _fact(a, b, placed, spans, sentence)
+                fact = _fact(a, b, where, spans, sentence)
                 if fact is not None:
                     source, phrase, target = fact
                 else:
                     source, target = sorted((a, b))  # co-occurrence has no direction: one edge per pair
                     phrase = CO_OCCURRENCE
-                yield Relation(
-                    relation_id_for(source, target, phrase), source, target, phrase, (chunk_id,), description
-                )
+                relation_id = relation_id_for(source, target, phrase)
+                yield Relation(relation_id, source, target, phrase, (chunk_id,), description)
 
 
 def _fact(
-    a: str, b: str, placed: Sequence[tuple[str, tuple[int, int]]], spans: list[tuple[int, int]], sentence: str
+    a: str, b: str, where: dict[str, list[tuple[int, int]]], spans: list[tuple[int, int]], sentence: str
 ) -> tuple[str, str, str] | None:
     """(subject id, predicate phrase, object id) the sentence states between two entities, nearest mentions first."""
-    pairs = [
-        (first, second) if first[0] < second[0] else (second, first)
-        for id_a, first in placed
-        if id_a == a
-        for id_b, second in placed
-        if id_b == b
-    ]
-    for left, right in sorted(pairs, key=lambda pair: pair[1][0] - pair[0][1]):
+    pairs = [(x, y, True) if x[0] < y[0] else (y, x, False) for x in where[a] for y in where[b]]
+    for left, right, a_first in sorted(pairs, key=lambda pair: pair[1][0] - pair[0][1]):
         predicate = predicate_between(sentence, left, right, spans)
         if predicate is not None:
-            a_first = left in (span for entity_id, span in placed if entity_id == a)
             subject, obj = (a, b) if a_first == predicate.subject_first else (b, a)
             return subject, predicate.phrase, obj
     return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agrag.components.extractors.verb_forms import (
     PARTICIPLES_ONLY,
@@ -41,8 +42,10 @@ from agrag.components.extractors.word_classes import (
 MAX_PREDICATE_WORDS = 4
 _MAX_GAP_WORDS = 8
 _MAX_GAP_CHARS = 80
-_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*|\d+|\S")
 _POSSESSIVE = ("'s", "’s")
+_TOKEN = r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*|\d+|\S"
+_WORD = re.compile(_TOKEN)
+_NEXT_WORD = re.compile(rf"\s*({_TOKEN})")
 
 # What no gap holding a predicate has: a clause break, a number, a negation (``n't``).
 _NO_GAP = re.compile(r"[;:—–()\[\]\"“”?!\d]|\s-\s|n['’]t\b")
@@ -71,10 +74,28 @@ def _words_after(sentence: str, end: int) -> list[str]:
 
 def _word_before(sentence: str, start: int) -> str:
     """The word or mark just before ``start``, past any determiners, lowercased ("" at the start)."""
-    words = [w.casefold() for w in _WORD.findall(sentence[max(0, start - 30) : start])]
-    while words and words[-1] in DETERMINERS:
-        words.pop()
-    return words[-1] if words else ""
+    text = sentence[max(0, start - 40) : start]
+    while True:  # by hand: a regex anchored at the end tries every start position, and this runs for every pair
+        text = text.rstrip()
+        if not text:
+            return ""
+        i = len(text) - 1
+        if text[i].isalpha():
+            while i > 0 and (text[i - 1].isalpha() or text[i - 1] in "'’-"):
+                i -= 1
+        elif text[i].isdigit():
+            while i > 0 and text[i - 1].isdigit():
+                i -= 1
+        word = text[i:].casefold()
+        if word not in DETERMINERS:
+            return word
+        text = text[:i]
+
+
+def _next_word(sentence: str, end: int) -> str:
+    """The word or mark just after ``end`` ("" at the end)."""
+    found = _NEXT_WORD.match(sentence, end)
+    return found.group(1) if found else ""
 
 
 def _head_noun(sentence: str, end: int) -> str | None:
@@ -95,12 +116,11 @@ def _object_is_modifier(sentence: str, end: int, *, verb: bool) -> bool:
     After a verb's object, a finite verb says the mention is the subject of a clause of its own (``said Osprey owns
     Krill``); after ``of`` or a role (``Tom Reyes of Halyard came``) it is the sentence going on.
     """
-    words = _words_after(sentence, end)
-    if words and words[0][:1].isdigit():
+    word = _next_word(sentence, end)
+    if word[:1].isdigit():
         return True  # ``in AD 41``, ``Osprey 2``: the mention is part of a date or a code
-    if not words or not words[0][:1].isalpha():
+    if not word[:1].isalpha():
         return False
-    word = words[0]
     if word in GOES_ON or is_adverb(word) or word.endswith("ed"):
         return False
     return verb or not is_inflected_verb(word)
@@ -159,7 +179,8 @@ def _passive(words: Sequence[str]) -> str | None:
     return None
 
 
-def _verb_phrase(words: Sequence[str], *, relative: bool) -> Predicate | None:
+@lru_cache(maxsize=8192)  # a corpus says a few thousand different things between its names, and says them often
+def _verb_phrase(words: tuple[str, ...], *, relative: bool) -> Predicate | None:
     """The predicate of ``[aux] verb [tail]`` or of a copula and a role, with its direction."""
     rest = list(words)
     auxiliaries = []
@@ -200,6 +221,13 @@ def _gap_words(gap: str) -> list[str] | None:
         return None
     words = [t for t in tokens if not is_adverb(t)]
     return None if any(w in NO_FACT_WORDS and w != "and" for w in words) else words
+
+
+@lru_cache(maxsize=8192)
+def _gap(text: str) -> _Gap | None:
+    """The words between two mentions, read; None when they cannot hold a predicate."""
+    words = _gap_words(text)
+    return _Gap.read(words) if words is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,8 +385,7 @@ def predicate_between(
         return None
     if any(left[1] <= o[0] and o[1] <= right[0] for o in others if o not in (left, right)):
         return None
-    words = _gap_words(sentence[left[1] : right[0]])
-    gap = _Gap.read(words) if words is not None else None
+    gap = _gap(sentence[left[1] : right[0]])
     if gap is None:
         return None
     mentions = _Mentions.of(sentence, left, right)
