@@ -3,8 +3,8 @@
 ``predicate_between`` reads the words between two mentions (and a few around them) and returns a short, normalised
 predicate (``owns``, ``studies at``, ``replaces ... as director``, ``engineer of``) with its direction, or None when
 the words are no predicate it can trust: a clause break, a negation or hedge, another entity, a list, a pronoun or
-more words than a predicate has. Verbs are written in the third-person present (``verb_forms``), so one fact read
-in two tenses merges; a passive is turned active (``Osprey is owned by Victor`` is ``Victor owns Osprey``).
+more words than a predicate has. This module knows where the mentions sit (possessives, appositions, a name that
+modifies a noun, a preposition before the subject, titles); ``verb_phrases`` reads the words between them.
 
 No model and no parser: the rules read word shapes, small closed word lists and punctuation. They would rather say
 nothing than say something wrong; a pair they pass over stays a co-occurrence (``RELATED_TO``).
@@ -17,15 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agrag.components.extractors.verb_forms import (
-    PARTICIPLES_ONLY,
-    STATIVE_PARTICIPLES,
-    is_inflected_verb,
-    is_past_participle,
-    present_tense,
+from agrag.components.extractors.verb_forms import is_inflected_verb, is_past_participle
+from agrag.components.extractors.verb_phrases import (
+    MAX_PREDICATE_WORDS,
+    Predicate,
+    joined,
+    passive_verb,
+    role_phrase,
+    verb_phrase,
 )
 from agrag.components.extractors.word_classes import (
-    AUXILIARIES,
     BARE_PREPOSITIONS,
     COPULAS,
     DETERMINERS,
@@ -39,7 +40,6 @@ from agrag.components.extractors.word_classes import (
     is_content_word,
 )
 
-MAX_PREDICATE_WORDS = 4
 _MAX_GAP_WORDS = 8
 _MAX_GAP_CHARS = 80
 _POSSESSIVE = ("'s", "’s")
@@ -51,21 +51,6 @@ _NEXT_WORD = re.compile(rf"\s*({_TOKEN})")
 _NO_GAP = re.compile(r"[;:—–()\[\]\"“”?!\d]|\s-\s|n['’]t\b")
 _ROLE_END = re.compile(r"\s*(?:[.,;:)!?]|$)")
 _QUOTES = frozenset("\"“”'‘’«»")
-
-
-@dataclass(frozen=True, slots=True)
-class Predicate:
-    """A normalised predicate phrase between two mentions.
-
-    Attributes:
-        phrase: Lowercase, verbs in the third-person present, at most ``MAX_PREDICATE_WORDS`` words (``...`` marks
-            where the object sits in ``replaces ... as director`` and does not count).
-        subject_first: True when the earlier mention is the subject (``Victor owns Osprey``), False when the later
-            one is (``Osprey is owned by Victor``).
-    """
-
-    phrase: str
-    subject_first: bool
 
 
 def _words_after(sentence: str, end: int) -> list[str]:
@@ -138,78 +123,6 @@ def _complement(sentence: str, end: int) -> str:
     if not words or not all(is_content_word(w) for w in words):
         return ""
     return "as " + " ".join(words) if _ROLE_END.match(rest) or rest.split()[0] in PREPOSITIONS else ""
-
-
-def _phrase(words: Sequence[str]) -> str | None:
-    return " ".join(words) if 0 < len(words) <= MAX_PREDICATE_WORDS else None
-
-
-def _role(words: Sequence[str]) -> str | None:
-    """``[the] director of`` or ``based at``: at most two content words and a closing preposition."""
-    kept = [w for w in words if w not in DETERMINERS]
-    if not kept or kept[-1] not in PREPOSITIONS or kept[-1] == "by":
-        return None
-    content = kept[:-1]
-    if len(content) > 2 or not all(is_content_word(w) for w in content) or (content and content[-1] in NOT_ROLES):
-        return None
-    if any(is_past_participle(w) or w.endswith("ing") for w in content[1:]):
-        return None  # ``pressure mounted on``: a clause, not a role
-    return _phrase(kept)
-
-
-def _verb_tail(tail: Sequence[str]) -> list[str] | None:
-    """What may follow the verb: particles (``reports to``), ``to`` and a verb, or one noun before a preposition."""
-    if not tail:
-        return []
-    if tail[0] == "to" and len(tail) >= 2 and is_content_word(tail[1]) and not is_inflected_verb(tail[1]):
-        rest = tail[2:]
-        return ["to", tail[1], *rest] if all(w in PREPOSITIONS for w in rest) else None
-    nouns = [w for w in tail if w not in PREPOSITIONS and w not in DETERMINERS]
-    if len(nouns) > 1 or any(not is_content_word(w) for w in nouns) or (nouns and tail[-1] not in PREPOSITIONS):
-        return None
-    return [w for w in tail if w not in DETERMINERS]
-
-
-def _passive(words: Sequence[str]) -> str | None:
-    """``owned by``, ``owned and run by``: the verb of a passive whose agent is the later mention."""
-    if len(words) >= 2 and words[-1] == "by" and is_past_participle(words[0]):
-        middle = words[1:-1]
-        if not middle or (len(middle) == 2 and middle[0] == "and" and is_past_participle(middle[1])):
-            return present_tense(words[0])
-    return None
-
-
-@lru_cache(maxsize=8192)  # a corpus says a few thousand different things between its names, and says them often
-def _verb_phrase(words: tuple[str, ...], *, relative: bool) -> Predicate | None:
-    """The predicate of ``[aux] verb [tail]`` or of a copula and a role, with its direction."""
-    rest = list(words)
-    auxiliaries = []
-    while len(rest) > 1 and rest[0] in AUXILIARIES:
-        auxiliaries.append(rest.pop(0))
-    if auxiliaries and auxiliaries[-1] in {"has", "have", "had"} and not is_past_participle(rest[0]):
-        rest.insert(0, auxiliaries.pop())  # ``has rail connections with``: ``has`` is the verb
-    passive = _passive(rest)
-    if passive or "and" in rest:
-        return Predicate(passive, subject_first=False) if passive else None
-    if any(a in COPULAS for a in auxiliaries) and not rest[0].endswith("ing"):
-        role = _role(rest)
-        return Predicate(role, subject_first=True) if role else None
-    phrase = _active(rest, auxiliaries=bool(auxiliaries), relative=relative)
-    return Predicate(phrase, subject_first=True) if phrase else None
-
-
-def _active(words: Sequence[str], *, auxiliaries: bool, relative: bool) -> str | None:
-    """``owns``, ``reports to``, ``agrees to buy``, ``gives talk at``: a verb and what may follow it."""
-    verb, tail = words[0], _verb_tail(words[1:])
-    if tail is None or verb in BARE_PREPOSITIONS or not (is_content_word(verb) or verb in {"has", "have", "had"}):
-        return None
-    if not (auxiliaries or relative or is_inflected_verb(verb) or verb in {"has", "had"}):
-        return None  # a bare word after a name is more often a noun (``the Halyard engineer``) than a verb
-    if not auxiliaries and not relative and verb.endswith("ing"):
-        return None  # ``Osprey, acting for Halyard``: a participle clause, not the name's own verb
-    if (verb in PARTICIPLES_ONLY or verb in STATIVE_PARTICIPLES) and not auxiliaries:
-        return _phrase([verb, *tail]) if tail else None  # ``later known as``: a passive without its ``is``
-    return _phrase([present_tense(verb), *tail])
 
 
 def _gap_words(gap: str) -> list[str] | None:
@@ -305,8 +218,8 @@ def _possessor_last(mentions: _Mentions, gap: _Gap) -> Predicate | None:
         return Predicate(f"{head} of", subject_first=True) if gap.apposition or gap.words else None
     if gap.apposition and not gap.relative:
         return None
-    found = _verb_phrase(gap.words, relative=gap.relative)
-    phrase = _phrase([*found.phrase.split(), head, "of"]) if found and found.subject_first else None
+    found = verb_phrase(gap.words, relative=gap.relative)
+    phrase = joined([*found.phrase.split(), head, "of"]) if found and found.subject_first else None
     return Predicate(phrase, subject_first=True) if phrase else None
 
 
@@ -331,10 +244,10 @@ def _apposition(mentions: _Mentions, gap: _Gap) -> Predicate | None:
     participle = is_past_participle(gap.words[0]) or gap.words[0].endswith("ing")
     if participle and mentions.before:
         return None  # ``Walden is in Nova Scotia, located in ...``: the participle is said of the sentence's subject
-    passive = _passive(gap.words)
+    passive = passive_verb(gap.words)
     if passive:
         return _with_complement(mentions, Predicate(passive, subject_first=False))
-    role = _role(gap.words)
+    role = role_phrase(gap.words)
     if role is None or not any(is_content_word(w) for w in gap.words) or gap.words[0].endswith("ing"):
         return None
     if _object_is_modifier(mentions.sentence, mentions.right[1], verb=False):
@@ -353,7 +266,7 @@ def _clause(mentions: _Mentions, gap: _Gap) -> Predicate | None:
         return None  # ``native Lithuanian speakers in``, ``designated Anglican priests``: no subject either
     if _object_is_modifier(mentions.sentence, mentions.right[1], verb=True):
         return None
-    found = _verb_phrase(gap.words, relative=gap.relative)
+    found = verb_phrase(gap.words, relative=gap.relative)
     return _with_complement(mentions, found) if found else None
 
 
