@@ -135,8 +135,9 @@ def stage_lines(report: IngestReport, *, final: bool = True) -> dict[str, str]:
         "chunk": f"{report.chunks_written} chunks ({kinds}){superseded}" if kinds else "",
         "extract": f"{pruned.entities_kept + pruned.entities_dropped} entities, "
         f"{pruned.relations_kept + pruned.relations_dropped} relations{extract_failed}",
-        "prune": f"kept {pruned.entities_kept} entities and {pruned.relations_kept} relations; dropped "
-        f"{pruned.entities_dropped} and {pruned.relations_dropped}",
+        "prune": f"kept {pruned.entities_kept} entities and {pruned.relations_kept} relations"
+        + (f" ({pruned.relations_generalised} as RELATED_TO)" if pruned.relations_generalised else "")
+        + f"; dropped {pruned.entities_dropped} and {pruned.relations_dropped}",
         "resolve": f"{report.entities_found} entities ({report.entities_new} new), {report.merges} merged, "
         f"{report.kept_apart} kept apart, {report.candidates} near-miss candidates",
         "embed": f"{report.chunks_written - report.chunks_by_kind.get('section', 0)} chunks, "

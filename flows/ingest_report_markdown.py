@@ -60,7 +60,7 @@ def _pruned(pruned: PrunedReport) -> list[str]:
         ("entity label", label.label, label.count, label.example) for label in pruned.dropped_labels
     ]
     rows += [
-        ("relation pattern", f"({p.source_label})-[{p.type}]->({p.target_label})", p.count, p.example)
+        (p.what, f"({p.source_label})-[{p.type}]->({p.target_label})", p.count, p.example)
         for p in pruned.undeclared_patterns
     ]
     if pruned.unknown_endpoints:

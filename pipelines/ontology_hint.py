@@ -10,7 +10,7 @@ import json
 import shlex
 from dataclasses import dataclass, replace
 
-from agrag.components.data_models.ontology import OntologyHint, PrunedReport
+from agrag.components.data_models.ontology import OntologyHint, PrunedReport, relation_type_name
 from agrag.components.data_models.ontology_additions import WILDCARD
 from agrag.pipelines.ontology_changes import UNTYPED_LABELS, valid_name
 
@@ -37,7 +37,9 @@ def _keepable(pruned: PrunedReport) -> _Keepable:
     documents.update(doc for d in pruned.dropped_labels if valid_name(d.label) for doc in d.documents)
     patterns: list[tuple[str, str, str]] = []
     for p in pruned.undeclared_patterns:
-        pattern = (p.type, _side(p.source_label), _side(p.target_label))
+        # A predicate phrase (``studies at``) is declared in the ontology's spelling, which matches it (``STUDIES_AT``).
+        rel_type = p.type if valid_name(p.type) and not p.type.islower() else relation_type_name(p.type)
+        pattern = (rel_type, _side(p.source_label), _side(p.target_label))
         bad = [name for name in pattern if name != WILDCARD and not valid_name(name)]
         if bad:
             skipped.append(f"relation ({p.source_label})-[{p.type}]->({p.target_label}) ({bad[0]!r}: not a valid name)")

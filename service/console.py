@@ -143,7 +143,7 @@ def pruned_table(pruned: PrunedReport) -> Table:
         table.add_row("entity label", label.label, str(label.count), label.example)
     for pattern in pruned.undeclared_patterns:
         table.add_row(
-            "relation pattern",
+            pattern.what,
             f"({pattern.source_label})-[{pattern.type}]->({pattern.target_label})",
             str(pattern.count),
             pattern.example,

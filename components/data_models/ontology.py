@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+_NOT_NAME = re.compile(r"[^0-9a-z]+")
+
+
+def relation_type_key(relation_type: str) -> str:
+    """The key under which two spellings of a relation type are one.
+
+    ``owns`` and ``OWNS``, ``member of`` and ``MEMBER_OF``, ``replaces ... as director`` and ``REPLACES_AS_DIRECTOR``.
+    """
+    return _NOT_NAME.sub("_", relation_type.casefold()).strip("_")
+
+
+def relation_type_name(relation_type: str) -> str:
+    """The ontology spelling of a predicate phrase: ``member of`` -> ``MEMBER_OF``."""
+    return relation_type_key(relation_type).upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +65,11 @@ class DroppedLabel:
 
 @dataclass(frozen=True, slots=True)
 class UndeclaredPattern:
-    """Relations dropped because (type, source label, target label) is not declared, with one example."""
+    """Relations whose (type, source label, target label) is not declared, with one example.
+
+    They are dropped, or kept as ``kept_as`` (``RELATED_TO``) when the ontology declares that type for their labels:
+    the link stays in the graph, its predicate does not.
+    """
 
     type: str
     source_label: str
@@ -57,6 +77,12 @@ class UndeclaredPattern:
     count: int
     example: str
     documents: tuple[str, ...] = ()  # the ids of the documents they were extracted from
+    kept_as: str = ""  # the declared type they were kept under instead (``RELATED_TO``), or "" when dropped
+
+    @property
+    def what(self) -> str:
+        """The row's name in a report: ``relation pattern``, or ``relation pattern kept as RELATED_TO``."""
+        return f"relation pattern kept as {self.kept_as}" if self.kept_as else "relation pattern"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +113,10 @@ class PrunedReport:
         entities_dropped: Entities dropped for an undeclared label.
         relations_kept: Relations kept.
         relations_dropped: Relations dropped (undeclared pattern or an endpoint that is not a kept entity).
+        relations_generalised: Relations of an undeclared pattern kept as ``RELATED_TO`` (counted in the kept).
         dropped_labels: One row per undeclared label.
-        undeclared_patterns: One row per undeclared (type, source label, target label).
+        undeclared_patterns: One row per undeclared (type, source label, target label), dropped or kept as
+            ``RELATED_TO``.
         unknown_endpoints: Relations whose source or target is no kept entity, and one example of them.
         unknown_endpoint_example: ``source -TYPE-> target`` of one such relation.
         hint: The ``set_ontology`` call and CLI command that would keep the dropped labels and patterns (None when
@@ -99,6 +127,7 @@ class PrunedReport:
     entities_dropped: int = 0
     relations_kept: int = 0
     relations_dropped: int = 0
+    relations_generalised: int = 0
     dropped_labels: tuple[DroppedLabel, ...] = ()
     undeclared_patterns: tuple[UndeclaredPattern, ...] = ()
     unknown_endpoints: int = 0
@@ -107,5 +136,5 @@ class PrunedReport:
 
     @property
     def empty(self) -> bool:
-        """True when nothing was dropped."""
-        return not self.entities_dropped and not self.relations_dropped
+        """True when nothing was dropped or kept under another type."""
+        return not self.entities_dropped and not self.relations_dropped and not self.relations_generalised

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 
 from haystack import component
 
@@ -15,6 +15,7 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity, entity_id_for, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation, relation_id_for
+from agrag.components.extractors.predicate_phrases import predicate_between
 
 CO_OCCURRENCE = "RELATED_TO"
 NAME_LABEL = "Name"
@@ -81,6 +82,8 @@ class _Span:
     name: str
     acronym: bool
     at_start: bool
+    start: int = 0  # offsets in the sentence; ``end`` includes a possessive ``'s``
+    end: int = 0
 
 
 def _sentences(chunk_text: str) -> Iterator[str]:
@@ -122,7 +125,7 @@ def _spans(sentence: str) -> Iterator[_Span]:
         if run:
             words = [w.removesuffix("'s").removesuffix("’s") for w, _, _ in run]
             acronym = len(words) == 1 and bool(_ACRONYM.match(words[0]))
-            yield _Span(" ".join(words), acronym, at_start=_opens_clause(sentence, run[0][1]))
+            yield _Span(" ".join(words), acronym, _opens_clause(sentence, run[0][1]), run[0][1], run[-1][2])
         run = [(token, start, end)] if token and _is_capitalized(token) else []
 
 
@@ -142,7 +145,8 @@ def _drop_opener(span: _Span, seen_inside: set[str], inside_words: set[str], low
         return span
     if rest not in seen_inside or first.casefold() not in lowercase:
         return span
-    return _Span(rest, acronym=" " not in rest and bool(_ACRONYM.match(rest)), at_start=False)
+    acronym = " " not in rest and bool(_ACRONYM.match(rest))
+    return replace(span, name=rest, acronym=acronym, at_start=False, start=span.start + len(first) + 1)
 
 
 @component
@@ -152,7 +156,10 @@ class LexicalEntityExtractor:
     A span is a run of capitalized words (``Maria Chen``, ``Orion Planner``) or an acronym (``SLAM``). A single
     capitalized word at the start of a sentence counts only if the same word also appears capitalized in the middle
     of a sentence somewhere in the batch, so ordinary sentence openers do not become entities. Two entities in one
-    sentence (or one table row) give a ``RELATED_TO`` relation that keeps the chunk supporting it. Every chunk is
+    sentence (or one table row) give a relation that keeps the chunk supporting it and the sentence: a fact named by
+    the predicate the sentence states between them (``Victor Hale -[owns]-> Osprey Ceramics``, directed from its
+    subject; see ``predicate_between``), else an undirected ``RELATED_TO``. A fact's id is its subject, predicate and
+    object, so the same fact read in two chunks merges with both. Every chunk is
     *about* its document's title (a ``Topic`` entity; see ``title_names``). Output is not yet merged:
     ``EntityResolver`` merges it.
 
@@ -197,14 +204,16 @@ class LexicalEntityExtractor:
             for sentence, spans in sentences:
                 kept = [s for s in spans if self._keep(s, seen_inside)]
                 ids: list[str] = []
+                placed: list[tuple[str, tuple[int, int]]] = []
                 for span in kept:
                     entity_id = entity_id_for(span.name)
                     counts[entity_id] += 1
                     label = ACRONYM_LABEL if span.acronym else NAME_LABEL
                     entities.append(Entity(entity_id, span.name, label, sentence.strip()[:_MAX_DESCRIPTION]))
+                    placed.append((entity_id, (span.start, span.end)))
                     if entity_id not in ids:
                         ids.append(entity_id)
-                relations.extend(self._pairs(ids[:_MAX_PAIRED_PER_SENTENCE], chunk.id, sentence))
+                relations.extend(self._pairs(ids[:_MAX_PAIRED_PER_SENTENCE], placed, chunk.id, sentence))
             mentions.extend(Mention(chunk.id, entity_id, n) for entity_id, n in counts.items())
         return {"extraction": Extraction(tuple(entities), tuple(mentions), tuple(relations), tuple(about))}
 
@@ -215,15 +224,35 @@ class LexicalEntityExtractor:
         return span.acronym or not single_word or not span.at_start or span.name in seen_inside
 
     @staticmethod
-    def _pairs(ids: list[str], chunk_id: str, sentence: str) -> Iterator[Relation]:
+    def _pairs(
+        ids: list[str], placed: Sequence[tuple[str, tuple[int, int]]], chunk_id: str, sentence: str
+    ) -> Iterator[Relation]:
+        """A fact for each pair the sentence names a predicate between, else a co-occurrence."""
+        description = sentence.strip()[:_MAX_DESCRIPTION]
+        spans = [span for _, span in placed]
+        where: dict[str, list[tuple[int, int]]] = {}
+        for entity_id, span in placed:
+            where.setdefault(entity_id, []).append(span)
         for i, a in enumerate(ids):
             for b in ids[i + 1 :]:
-                source, target = sorted((a, b))  # co-occurrence has no direction: one edge per pair
-                yield Relation(
-                    relation_id_for(source, target, CO_OCCURRENCE),
-                    source,
-                    target,
-                    CO_OCCURRENCE,
-                    (chunk_id,),
-                    sentence.strip()[:_MAX_DESCRIPTION],
-                )
+                fact = _fact(a, b, where, spans, sentence)
+                if fact is not None:
+                    source, phrase, target = fact
+                else:
+                    source, target = sorted((a, b))  # co-occurrence has no direction: one edge per pair
+                    phrase = CO_OCCURRENCE
+                relation_id = relation_id_for(source, target, phrase)
+                yield Relation(relation_id, source, target, phrase, (chunk_id,), description)
+
+
+def _fact(
+    a: str, b: str, where: dict[str, list[tuple[int, int]]], spans: list[tuple[int, int]], sentence: str
+) -> tuple[str, str, str] | None:
+    """(subject id, predicate phrase, object id) the sentence states between two entities, nearest mentions first."""
+    pairs = [(x, y, True) if x[0] < y[0] else (y, x, False) for x in where[a] for y in where[b]]
+    for left, right, a_first in sorted(pairs, key=lambda pair: pair[1][0] - pair[0][1]):
+        predicate = predicate_between(sentence, left, right, spans)
+        if predicate is not None:
+            subject, obj = (a, b) if a_first == predicate.subject_first else (b, a)
+            return subject, predicate.phrase, obj
+    return None

@@ -16,10 +16,12 @@ from agrag.components.data_models.ontology import (
     Ontology,
     PrunedReport,
     UndeclaredPattern,
+    relation_type_key,
 )
-from agrag.components.data_models.relation import Relation
+from agrag.components.data_models.relation import Relation, relation_id_for
 
 WILDCARD = "*"
+CO_OCCURRENCE = "RELATED_TO"
 
 
 @dataclass
@@ -45,16 +47,44 @@ class _Tally:
         return [(key, count, self.examples[key], tuple(sorted(self.documents.get(key, ())))) for key, count in rows]
 
 
+@dataclass
+class _RelationTallies:
+    """Relations kept, and those dropped or kept as ``RELATED_TO``, by what decided it."""
+
+    kept: list[Relation] = field(default_factory=list)
+    patterns: _Tally = field(default_factory=_Tally)
+    generalised: _Tally = field(default_factory=_Tally)
+    unknown: _Tally = field(default_factory=_Tally)
+
+    def undeclared(self) -> tuple[UndeclaredPattern, ...]:
+        dropped = [UndeclaredPattern(t, s, d, n, ex, docs) for (t, s, d), n, ex, docs in self.patterns.ranked()]
+        kept = [
+            UndeclaredPattern(t, s, d, n, ex, docs, CO_OCCURRENCE)
+            for (t, s, d), n, ex, docs in self.generalised.ranked()
+        ]
+        return (*dropped, *kept)
+
+
+def _retyped(rel: Relation, rel_type: str, *, undirected: bool = False) -> Relation:
+    """``rel`` under another type, its id derived anew (``RELATED_TO`` has no direction: one edge a pair)."""
+    source, target = sorted((rel.source_id, rel.target_id)) if undirected else (rel.source_id, rel.target_id)
+    return Relation(relation_id_for(source, target, rel_type), source, target, rel_type, rel.chunk_ids, rel.description)
+
+
 @component
 class OntologyPruner:
     """Drops what extraction found that the ontology does not declare, and says what it dropped.
 
     Entities whose label is not declared are dropped, with their mentions and *about* links, unless the ontology
     declares no labels or the label is an untyped one (``Name``, ``Acronym``, ``Topic``, ``Entity``: the extractor
-    could not type the name). A relation is dropped when its (type, source label, target label) matches no declared
-    pattern (``*`` matches any label; an untyped endpoint matches only ``*``; no declared relations allow all), or
-    when its source or target is not a kept entity (an endpoint the extractor never listed, or one dropped for its
-    label). Counts in the report are of distinct ids; each row has one example, rows are sorted by count.
+    could not type the name). A relation's (type, source label, target label) must match a declared pattern (``*``
+    matches any label; an untyped endpoint matches only ``*``; no declared relations allow all). Types match whatever
+    their case and separators, so the lexical extractor's ``owns`` is a declared ``OWNS`` and ``member of`` is
+    ``MEMBER_OF``; a kept relation takes the declared spelling. A relation matching no pattern is kept as an undirected
+    ``RELATED_TO`` when the ontology declares that for its labels (the link stays, its predicate does not), else
+    dropped; either way the report lists its pattern (``kept_as`` says which). A relation whose source or target is
+    not a kept entity (an endpoint the extractor never listed, or one dropped for its label) is dropped. Counts in the
+    report are of distinct ids; each row has one example, rows are sorted by count.
 
     Usage:
         ```python
@@ -83,41 +113,51 @@ class OntologyPruner:
         for entity in extraction.entities:
             if entity.id not in kept:
                 dropped.add(entity.label, entity.id, entity.name, mentioned.get(entity.id, ()))
-        relations: list[Relation] = []
-        patterns = _Tally()
-        unknown = _Tally()
-        for rel in extraction.relations:
-            example = (
-                f"{names.get(rel.source_id, rel.source_id)} -{rel.type}-> {names.get(rel.target_id, rel.target_id)}"
-            )
-            if rel.source_id not in labels or rel.target_id not in labels:
-                unknown.add(0, rel.id, example)
-            elif not self._pattern_allowed(rel.type, labels[rel.source_id], labels[rel.target_id]):
-                key = (rel.type, labels[rel.source_id], labels[rel.target_id])
-                patterns.add(key, rel.id, example, rel.chunk_ids)
-            elif rel.source_id not in kept or rel.target_id not in kept:
-                unknown.add(0, rel.id, example)
-            else:
-                relations.append(rel)
+        tallies = self._relations(extraction, names, labels, kept)
         pruned = Extraction(
             entities,
             tuple(m for m in extraction.mentions if m.entity_id in kept),
-            tuple(relations),
+            tuple(tallies.kept),
             tuple(m for m in extraction.about if m.entity_id in kept),
         )
         report = PrunedReport(
             entities_kept=len(kept),
             entities_dropped=len(dropped.seen),
-            relations_kept=len({r.id for r in relations}),
-            relations_dropped=len(patterns.seen) + len(unknown.seen),
+            relations_kept=len({r.id for r in tallies.kept}),
+            relations_dropped=len(tallies.patterns.seen) + len(tallies.unknown.seen),
+            relations_generalised=len(tallies.generalised.seen),
             dropped_labels=tuple(DroppedLabel(label, n, ex, docs) for label, n, ex, docs in dropped.ranked()),
-            undeclared_patterns=tuple(
-                UndeclaredPattern(t, s, d, n, ex, docs) for (t, s, d), n, ex, docs in patterns.ranked()
-            ),
-            unknown_endpoints=len(unknown.seen),
-            unknown_endpoint_example=next(iter(unknown.examples.values()), ""),
+            undeclared_patterns=tallies.undeclared(),
+            unknown_endpoints=len(tallies.unknown.seen),
+            unknown_endpoint_example=next(iter(tallies.unknown.examples.values()), ""),
         )
         return {"extraction": pruned, "pruned": report}
+
+    def _relations(
+        self, extraction: Extraction, names: dict[str, str], labels: dict[str, str], kept: set[str]
+    ) -> _RelationTallies:
+        """Each relation kept (under its declared spelling), kept as ``RELATED_TO``, or dropped, and why."""
+        tallies = _RelationTallies()
+        for rel in extraction.relations:
+            example = (
+                f"{names.get(rel.source_id, rel.source_id)} -{rel.type}-> {names.get(rel.target_id, rel.target_id)}"
+            )
+            if rel.source_id not in labels or rel.target_id not in labels:
+                tallies.unknown.add(0, rel.id, example)
+                continue
+            key = (rel.type, labels[rel.source_id], labels[rel.target_id])
+            declared = self._declared(*key)
+            fallback = None if declared else self._declared(CO_OCCURRENCE, key[1], key[2])
+            if declared is None and fallback is None:
+                tallies.patterns.add(key, rel.id, example, rel.chunk_ids)
+            elif rel.source_id not in kept or rel.target_id not in kept:
+                tallies.unknown.add(0, rel.id, example)
+            elif declared is None and fallback is not None:
+                tallies.generalised.add(key, rel.id, example, rel.chunk_ids)
+                tallies.kept.append(_retyped(rel, fallback, undirected=True))
+            else:
+                tallies.kept.append(rel if declared == rel.type else _retyped(rel, str(declared)))
+        return tallies
 
     def _untyped(self, label: str) -> bool:
         return not label or label in self.ontology.untyped_labels
@@ -128,12 +168,22 @@ class OntologyPruner:
     def _side_matches(self, declared: str, label: str) -> bool:
         return declared == WILDCARD or (declared == label and not self._untyped(label))
 
-    def _pattern_allowed(self, rel_type: str, source_label: str, target_label: str) -> bool:
+    def _declared(self, rel_type: str, source_label: str, target_label: str) -> str | None:
+        """The declared spelling of ``rel_type`` (``owns`` is ``OWNS``) if a pattern allows it here, else None.
+
+        Types match whatever their case and separators (``member of`` is ``MEMBER_OF``); no declared relations
+        allow every type as it is.
+        """
         if not self.ontology.relations:
-            return True
-        return any(
-            p.type == rel_type
-            and self._side_matches(p.source, source_label)
-            and self._side_matches(p.target, target_label)
-            for p in self.ontology.relations
+            return rel_type
+        key = relation_type_key(rel_type)
+        return next(
+            (
+                p.type
+                for p in self.ontology.relations
+                if relation_type_key(p.type) == key
+                and self._side_matches(p.source, source_label)
+                and self._side_matches(p.target, target_label)
+            ),
+            None,
         )

@@ -1,5 +1,6 @@
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import entity_id_for
+from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor, title_names
 
 
@@ -33,12 +34,83 @@ def test_table_rows_are_read_cell_by_cell() -> None:
 
 
 def test_co_occurring_entities_give_a_relation_with_its_supporting_chunk() -> None:
-    extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen wrote the Orion Planner.", "c7")])["extraction"]
+    extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen and the Orion Planner are old.", "c7")])[
+        "extraction"
+    ]
     (relation,) = extraction.relations
-    assert {relation.source_id, relation.target_id} == {entity_id_for("Maria Chen"), entity_id_for("Orion Planner")}
+    maria, orion = entity_id_for("Maria Chen"), entity_id_for("Orion Planner")
+    assert (relation.source_id, relation.target_id) == tuple(sorted((maria, orion)))  # undirected: one edge a pair
     assert relation.chunk_ids == ("c7",)
     assert relation.type == "RELATED_TO"
-    assert "wrote" in relation.description
+    assert relation.id == relation_id_for(relation.source_id, relation.target_id, "RELATED_TO")
+    assert "Orion Planner are old" in relation.description
+
+
+def test_a_stated_predicate_makes_a_directed_fact_instead_of_a_co_occurrence() -> None:
+    extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen wrote the Orion Planner.", "c7")])["extraction"]
+    (relation,) = extraction.relations
+    maria, orion = entity_id_for("Maria Chen"), entity_id_for("Orion Planner")
+    assert (relation.source_id, relation.type, relation.target_id) == (maria, "writes", orion)
+    assert relation.id == relation_id_for(maria, orion, "writes")
+    assert relation.chunk_ids == ("c7",)
+    assert relation.description == "Maria Chen wrote the Orion Planner."
+
+
+def test_a_passive_fact_points_from_its_agent() -> None:
+    text = "The Orion Planner was written by Maria Chen."
+    (relation,) = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
+    assert (relation.source_id, relation.type, relation.target_id) == (
+        entity_id_for("Maria Chen"),
+        "writes",
+        entity_id_for("Orion Planner"),
+    )
+
+
+def test_one_fact_read_in_two_tenses_and_two_chunks_has_one_id() -> None:
+    chunks = [
+        chunk("Victor Hale owns Osprey Ceramics.", "c1"),
+        chunk("Osprey Ceramics was owned by Victor Hale.", "c2"),
+    ]
+    relations = LexicalEntityExtractor().run(chunks=chunks)["extraction"].relations
+    assert {(r.id, r.type, r.chunk_ids) for r in relations} == {
+        (relation_id_for(entity_id_for("Victor Hale"), entity_id_for("Osprey Ceramics"), "owns"), "owns", ("c1",)),
+        (relation_id_for(entity_id_for("Victor Hale"), entity_id_for("Osprey Ceramics"), "owns"), "owns", ("c2",)),
+    }
+
+
+def typed(relations: tuple[Relation, ...]) -> set[tuple[str, str, str]]:
+    return {(r.source_id, r.type, r.target_id) for r in relations}
+
+
+def test_a_sentence_mixes_facts_and_co_occurrences_pair_by_pair() -> None:
+    text = "Victor Hale owns Osprey Ceramics, and Anna Berg attended."
+    relations = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
+    victor, osprey, anna = (entity_id_for(n) for n in ("Victor Hale", "Osprey Ceramics", "Anna Berg"))
+    assert typed(relations) == {
+        (victor, "owns", osprey),
+        (min(victor, anna), "RELATED_TO", max(victor, anna)),
+        (min(osprey, anna), "RELATED_TO", max(osprey, anna)),
+    }
+
+
+def test_a_list_gives_co_occurrences_only() -> None:
+    text = "Present: Lukas Brenner, Anna Lisowska and Kirsty Munro attended."
+    relations = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
+    assert len(relations) == 3
+    assert {r.type for r in relations} == {"RELATED_TO"}
+
+
+def test_a_fact_is_read_between_the_nearest_mentions_of_a_repeated_name() -> None:
+    text = "Victor Hale met Anna Berg; then Victor Hale owns Osprey Ceramics."
+    relations = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
+    victor, osprey, anna = (entity_id_for(n) for n in ("Victor Hale", "Osprey Ceramics", "Anna Berg"))
+    assert {(victor, "meets", anna), (victor, "owns", osprey)} <= typed(relations)
+
+
+def test_table_rows_give_no_facts() -> None:
+    text = "| Owner | Component |\n| --- | --- |\n| Maria Chen owns | Orion Planner |"
+    relations = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
+    assert {r.type for r in relations} == {"RELATED_TO"}
 
 
 def test_mentions_count_occurrences_per_chunk() -> None:

@@ -20,6 +20,8 @@ ENGINEERING = Ontology(
         RelationPattern("RELATED_TO"),
     ),
 )
+# The same without RELATED_TO: what no pattern allows has nowhere to go and is dropped.
+STRICT = Ontology(entity_labels=ENGINEERING.entity_labels, relations=ENGINEERING.relations[:-1])
 
 
 def entity(name: str, label: str) -> Entity:
@@ -30,6 +32,12 @@ def relation(source: Entity | str, rel_type: str, target: Entity | str, chunk: s
     source_id = source.id if isinstance(source, Entity) else entity_id_for(source)
     target_id = target.id if isinstance(target, Entity) else entity_id_for(target)
     return Relation(relation_id_for(source_id, target_id, rel_type), source_id, target_id, rel_type, (chunk,))
+
+
+def co_occurrence(a: Entity, b: Entity, chunk: str = "c1") -> Relation:
+    """The undirected RELATED_TO of two entities: one edge a pair, from the smaller id."""
+    first, second = sorted((a.id, b.id))
+    return Relation(relation_id_for(first, second, "RELATED_TO"), first, second, "RELATED_TO", (chunk,))
 
 
 MARIA = entity("Maria Chen", "Person")
@@ -92,10 +100,11 @@ def test_relations_of_undeclared_patterns_are_dropped_with_one_example_each() ->
             relation(MARIA, "WROTE", ORION),
         ),
     )
-    pruned, report = prune(extraction)
+    pruned, report = prune(extraction, STRICT)
     assert pruned.relations == (relation(MARIA, "WROTE", ORION),)
     assert report.relations_kept == 1
     assert report.relations_dropped == 3
+    assert report.relations_generalised == 0
     assert report.undeclared_patterns == (
         UndeclaredPattern("MANAGES", "Person", "Team", 2, "Maria Chen -MANAGES-> Robotics Team", ("c1", "c2")),
         UndeclaredPattern("WROTE", "Component", "Person", 1, "Orion Planner -WROTE-> Maria Chen", ("c1",)),
@@ -131,7 +140,7 @@ def test_a_wildcard_matches_any_typed_label() -> None:
             relation(ORION, "LOCATED_IN", ROBOTICS),
         ),
     )
-    pruned, report = prune(extraction)
+    pruned, report = prune(extraction, STRICT)
     assert [r.source_id for r in pruned.relations] == [MARIA.id, ORION.id]
     assert report.undeclared_patterns == (
         UndeclaredPattern("LOCATED_IN", "Component", "Team", 1, "Orion Planner -LOCATED_IN-> Robotics Team", ("c1",)),
@@ -149,10 +158,14 @@ def test_untyped_labels_are_kept_and_match_only_wildcards() -> None:
     assert pruned.entities == (TOPIC, SLAM, MARIA, ORION)
     assert pruned.mentions == extraction.mentions
     assert pruned.about == extraction.about
-    assert pruned.relations == (relation(SLAM, "RELATED_TO", ORION),)
-    assert [(p.type, p.source_label, p.target_label) for p in report.undeclared_patterns] == [
-        ("LOCATED_IN", "Person", "Acronym"),
-        ("WROTE", "Acronym", "Component"),
+    assert pruned.relations == (
+        relation(SLAM, "RELATED_TO", ORION),
+        co_occurrence(SLAM, ORION),
+        co_occurrence(MARIA, SLAM),
+    )
+    assert [(p.type, p.source_label, p.target_label, p.kept_as) for p in report.undeclared_patterns] == [
+        ("LOCATED_IN", "Person", "Acronym", "RELATED_TO"),
+        ("WROTE", "Acronym", "Component", "RELATED_TO"),
     ]
 
 
@@ -188,9 +201,48 @@ def test_each_dropped_row_names_its_documents_and_the_hint_re_extracts_only_thos
     _, report = prune(extraction)
     assert report.dropped_labels == (DroppedLabel("Organization", 2, "Acme", ("da", "db")),)
     assert report.undeclared_patterns == (
-        UndeclaredPattern("MENTORS", "Person", "Person", 1, "Maria Chen -MENTORS-> Omar Haddad", ("dd",)),
+        UndeclaredPattern(
+            "MENTORS", "Person", "Person", 1, "Maria Chen -MENTORS-> Omar Haddad", ("dd",), kept_as="RELATED_TO"
+        ),
     )
-    hint = keep_hint(report)
+    hint = keep_hint(report)  # kept as RELATED_TO, MENTORS itself is still worth declaring
     assert hint is not None and hint.documents == ("da", "db", "dd")
     assert hint.reextract == "agrag reextract da db dd"
     assert hint.command == "agrag ontology add --label Organization --relation MENTORS:Person:Person"
+
+
+def test_a_predicate_phrase_matches_its_declared_type_whatever_the_case_and_takes_its_spelling() -> None:
+    extraction = Extraction(
+        (MARIA, ORION, ROBOTICS),
+        (),
+        (relation(MARIA, "wrote", ORION, "c1"), relation(MARIA, "member of", ROBOTICS, "c2")),
+    )
+    pruned, report = prune(extraction)
+    assert pruned.relations == (
+        relation(MARIA, "WROTE", ORION, "c1"),  # the id follows the type, so both spellings merge into one fact
+        relation(MARIA, "MEMBER_OF", ROBOTICS, "c2"),
+    )
+    assert report.empty
+
+
+def test_an_undeclared_phrase_is_kept_as_an_undirected_related_to_and_reported() -> None:
+    owns = relation(ORION, "owns", MARIA)
+    extraction = Extraction((MARIA, ORION), (), (owns, relation(ORION, "owns", MARIA, "c2")))
+    pruned, report = prune(extraction)
+    assert pruned.relations == (co_occurrence(ORION, MARIA), co_occurrence(ORION, MARIA, "c2"))
+    assert (report.relations_kept, report.relations_dropped, report.relations_generalised) == (1, 0, 1)
+    assert report.undeclared_patterns == (
+        UndeclaredPattern(
+            "owns", "Component", "Person", 1, "Orion Planner -owns-> Maria Chen", ("c1", "c2"), "RELATED_TO"
+        ),
+    )
+    assert not report.empty
+    hint = keep_hint(report)
+    assert hint is not None and hint.command == "agrag ontology add --relation OWNS:Component:Person"
+
+
+def test_an_open_ontology_keeps_predicate_phrases_as_they_are() -> None:
+    extraction = Extraction((MARIA, ORION), (), (relation(MARIA, "replaces ... as director", ORION),))
+    pruned, report = prune(extraction, Ontology())
+    assert pruned == extraction
+    assert report.empty
