@@ -35,7 +35,8 @@ def test_table_rows_are_read_cell_by_cell() -> None:
 def test_co_occurring_entities_give_a_relation_with_its_supporting_chunk() -> None:
     extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen wrote the Orion Planner.", "c7")])["extraction"]
     (relation,) = extraction.relations
-    assert {relation.source_id, relation.target_id} == {entity_id_for("Maria Chen"), entity_id_for("Orion Planner")}
+    maria, planner = entity_id_for("Maria Chen", "Person"), entity_id_for("Orion Planner")
+    assert {relation.source_id, relation.target_id} == {maria, planner}
     assert relation.chunk_ids == ("c7",)
     assert relation.type == "RELATED_TO"
     assert "wrote" in relation.description
@@ -54,7 +55,7 @@ def test_headings_are_not_extracted() -> None:
 
 def test_labels_tell_acronyms_from_names() -> None:
     extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen maintains the ROS node.")])["extraction"]
-    assert {(e.name, e.label) for e in extraction.entities} == {("Maria Chen", "Name"), ("ROS", "Acronym")}
+    assert {(e.name, e.label) for e in extraction.entities} == {("Maria Chen", "Person"), ("ROS", "Acronym")}
 
 
 def test_every_chunk_is_about_its_document_title_and_the_title_without_qualifier() -> None:
@@ -100,3 +101,46 @@ def test_names_with_accented_letters_are_kept_whole() -> None:
     chunk = Chunk("d.v.0", "d", "v", text, ("Visits",), 0, 0, len(text), None, "Visits")
     names = {e.name for e in LexicalEntityExtractor().run(chunks=[chunk])["extraction"].entities}
     assert {"Kolinda Grabar-Kitarović", "São Paulo"} <= names
+
+
+def test_the_extractor_labels_spans_with_types_in_the_ontologys_words() -> None:
+    text = (
+        "Dr. Okafor joined Sonacast Ltd on 31 October 2024. The CT-60 and the serial 60-0417 went to Carrick Island. "
+        "Okafor said the ct-60 was fine."
+    )
+    chunk = Chunk("d.v.0", "d", "v", text, ("Notes",), 0, 0, len(text), None, "Notes")
+    open_labels = {(e.name, e.label) for e in LexicalEntityExtractor().run(chunks=[chunk])["extraction"].entities}
+    assert {
+        ("Okafor", "Person"),
+        ("Sonacast Ltd", "Organization"),
+        ("31 October 2024", "Date"),
+        ("CT-60", "Product"),
+        ("60-0417", "Product"),
+        ("Carrick Island", "Place"),
+        ("ct-60", "Product"),
+    } <= open_labels
+    assert not any(name.startswith("Dr") for name, _ in open_labels), "the title is no part of the name"
+    closed = LexicalEntityExtractor(entity_labels=["Person", "Organization", "Component", "Location"])
+    labels = {(e.name, e.label) for e in closed.run(chunks=[chunk])["extraction"].entities}
+    assert {("CT-60", "Component"), ("Carrick Island", "Location"), ("31 October 2024", "Date")} <= labels
+
+
+def test_a_title_joins_the_name_after_it_and_stays_out_of_it() -> None:
+    text = "Chair: Dr. Moira Cathcart. Prof. Rao and Dr Okafor met RV Shearwater's crew."
+    found = names(text)
+    assert {"Moira Cathcart", "Rao", "Okafor", "Shearwater"} <= found
+    assert not found & {"Dr", "Prof", "RV", "Dr. Moira Cathcart", "RV Shearwater"}
+
+
+def test_dates_and_codes_are_spans_even_where_capitals_say_nothing() -> None:
+    found = names("Service on 6 January 2025 for the ct-60 and v2. Date: April 2025. The GB-3R went out.")
+    assert {"6 January 2025", "ct-60", "v2", "April 2025", "GB-3R"} <= found
+
+
+def test_a_name_joined_by_an_ampersand_is_one_name() -> None:
+    assert "Macleod & Rae" in names("The contractor is Macleod & Rae this year.")
+
+
+def test_an_opener_that_is_a_word_of_a_name_the_batch_knows_is_kept() -> None:
+    found = names("From 1 November the skipper is Ewan Dalgleish. Ewan has been mate for years. Boats are slow.")
+    assert "Ewan" in found and "Boats" not in found
