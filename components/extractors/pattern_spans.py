@@ -21,7 +21,7 @@ _DAY = r"[0-3]?\d(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[89]\d\d|2[01]\d\d)"
 # What may stand before a month ("Saturday 17", "21-22") and after it (", 2024", " 31, 2024", " 2025").
 _BEFORE = re.compile(rf"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,?\s+)?{_DAY}(?:\s*[-–]\s*{_DAY})?\s+$")
-_AFTER = re.compile(rf"\.?(?:,?\s+{_YEAR}(?![\d:])|\s+{_DAY}(?:\s*[-–]\s*{_DAY})?(?:,\s*{_YEAR})?(?![\d:]))")
+_AFTER = re.compile(rf"\.?(?:,?\s+{_YEAR}(?!\d)|\s+{_DAY}(?:\s*[-–]\s*{_DAY})?(?:,\s*{_YEAR})?(?![\d:]))")
 _WEEKDAY_BEFORE = re.compile(r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,?\s+$")
 _NUMERIC_DATE = re.compile(rf"(?<![\w/-])(?:{_YEAR}-[01]\d-[0-3]\d|[0-3]?\d/[01]?\d/{_YEAR})(?![\w/-])")
 # A code: letters and digits, with hyphens, slashes or dots between parts (CT-60, GB-3R, NMRC/2022/118, v2, F3).

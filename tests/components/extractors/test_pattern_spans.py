@@ -18,6 +18,8 @@ def test_a_date_keeps_its_weekday_day_range_and_year() -> None:
     ]
     assert dates("Lost on 21-22 January 2025, back by October 31, 2024.") == ["21-22 January 2025", "October 31, 2024"]
     assert dates("From 1 April 2023 to September 2026.") == ["1 April 2023", "September 2026"]
+    assert dates("- 4 August to 12 September 2025: lab closed") == ["4 August", "12 September 2025"]
+    assert dates("Meet on 3 May at 10:00, or May 4 at 10:30.") == ["3 May", "May 4"]
 
 
 def test_a_month_alone_counts_but_not_opening_a_sentence_nor_as_a_verb() -> None:
