@@ -32,11 +32,13 @@ GIVEN_NAMES = _words(
     linda lindsay lisa lorna lorraine louise lucy luke lynn lynne mairi malcolm margaret maria marian marie
     marion martin mary matthew maureen megan melissa michael michelle mike moira molly morag muriel murray
     nancy naomi natalie neil niall nicholas nicola nigel noel nora norman oliver olivia oscar owen pamela
-    patricia patrick paul pauline peter philip phoebe rab rachel ralph rebecca richard rhys robert robin roger
+    patricia patrick paul pauline peter philip phoebe rachel ralph rebecca richard rhys robert robin roger
     ronald rory ross ruth ryan sally sam samuel sandra sarah scott sean seamus shane sharon sheila shona simon
     siobhan sophie stephen steven stuart susan suzanne tessa thomas timothy tom tony tracey trevor valerie
     vanessa victor victoria vincent walter wendy william yvonne zoe aoife orla niamh saoirse sinead roisin
-    grainne eilis donnie dougal euan ruaridh seonaid struan torquil
+    grainne eilis dougal euan ruaridh seonaid struan torquil ada marcus lucas mateo noah elijah aiden logan
+    mason ava mia ella stella sophia camila sebastian theo ezra kai finn oskar emil axel hugo nico elias julian
+    xavier tobias levi milo jasper silas rowan clara ida alma greta heidi frida elsa maja sara
     """
     # French, German, Dutch, Nordic
     """

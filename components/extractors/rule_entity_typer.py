@@ -312,7 +312,11 @@ def _initials(name: str) -> str:
 def _inherited(
     names: dict[str, str], first: dict[str, EntityType | None], aliases: dict[str, set[str]]
 ) -> dict[str, Votes]:
-    """Votes single words and acronyms inherit from the longer names of the batch (their first pass types)."""
+    """Votes names inherit from the other names of the batch, by their first pass types.
+
+    Single words and acronyms inherit from the longer names they belong to; an untyped full name inherits from its
+    surname when that is typed a person on its own.
+    """
     extra: dict[str, Votes] = defaultdict(_votes)
     by_initials: dict[str, list[str]] = defaultdict(list)
     for key, kind in first.items():
@@ -326,7 +330,10 @@ def _inherited(
         elif kind in (ORGANIZATION, PLACE) and extra[words[0]][kind] < HINT:
             extra[words[0]][kind] += HINT / 2
     for key, name in names.items():
-        if " " in key:
+        words = key.split()
+        if len(words) in (2, 3) and first.get(key) is None and first.get(words[-1]) is PERSON:
+            extra[key][PERSON] += SHAPE  # "Ada Okafor", when "Dr. Okafor" says Okafor is a person
+        if len(words) > 1:
             continue
         written_after = aliases.get(key, set())
         sources = written_after or (set(by_initials.get(key, ())) if name.isupper() and len(key) >= 2 else set())

@@ -125,6 +125,13 @@ def test_first_names_and_surnames_of_a_person_are_that_person() -> None:
     }
 
 
+def test_a_full_name_is_a_person_when_its_surname_is_one_on_its_own() -> None:
+    batch = (("The survey is led by Quenk Okafor.", "Quenk Okafor"), ("It was signed by Dr Okafor.", "Okafor"))
+    assert typed(*batch) == {"Quenk Okafor": PERSON, "Okafor": PERSON}
+    holding = (("Okafor Holdings bought it.", "Okafor Holdings"), ("It was signed by Dr Okafor.", "Okafor"))
+    assert typed(*holding) == {"Okafor Holdings": ORGANIZATION, "Okafor": PERSON}
+
+
 def test_an_acronym_takes_the_type_of_the_name_it_abbreviates() -> None:
     batch = [
         occurrence("Partner: Institut Oceanique de Brevannes (IOB), an institute.", "Institut Oceanique de Brevannes"),
