@@ -104,8 +104,10 @@ bench-scale: install
 	$(BIN)/python bench/scale_bench.py $(SCALE_ARGS)
 
 # Retrieval quality: every shipped recipe against BM25, dense and RRF baselines on the three dev sets; MuSiQue also on a
-# graph built from its precomputed LLM triples. Results land in bench/results/; reruns reuse bench/cache/.
+# graph built from its precomputed LLM triples. Results land in bench/results/; reruns reuse bench/cache/. First, the
+# offline extractor's typing precision and recall on the hand-labelled notes_dev mentions, and its speed (a minute).
 eval: install
+	$(BIN)/python bench/typing_eval.py
 	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval hotpotqa_dev
 	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval musique_dev evaluation.llm_triples=true
 	PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag eval notes_dev

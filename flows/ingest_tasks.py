@@ -163,7 +163,7 @@ def extract_entities(
             )
         result: tuple[Extraction, list[ChunkFailure]] = (out["extraction"], [])
     else:
-        lexical = LexicalEntityExtractor(min_name_length=settings.min_name_length)
+        lexical = LexicalEntityExtractor(settings.min_name_length, config.ontology.entity_labels)
         result = (lexical.run(chunks=searchable)["extraction"], [])
     return PhaseOutput(ExtractionOutcome(*result), reused=0)
 

@@ -178,7 +178,7 @@ def extract_chunks(
         return out["extraction"], list(out["failures"])
     if isinstance(settings, TriplesExtractorConfig):
         return TriplesFileExtractor(settings.path).run(chunks=searchable)["extraction"], []
-    lexical = LexicalEntityExtractor(min_name_length=settings.min_name_length)
+    lexical = LexicalEntityExtractor(settings.min_name_length, config.ontology.entity_labels)
     return lexical.run(chunks=searchable)["extraction"], []
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from haystack import component
 
@@ -14,8 +14,12 @@ from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity, entity_id_for, normalize_name
 from agrag.components.data_models.extraction import Extraction, Mention
+from agrag.components.data_models.name_occurrence import NameOccurrence, SpanKind
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.extractors.predicate_phrases import predicate_between
+from agrag.components.extractors.entity_gazetteers import PERSON_TITLES, VESSEL_PREFIXES
+from agrag.components.extractors.pattern_spans import code_spans, date_spans
+from agrag.components.extractors.rule_entity_typer import RuleEntityTyper
 
 CO_OCCURRENCE = "RELATED_TO"
 NAME_LABEL = "Name"
@@ -23,10 +27,16 @@ ACRONYM_LABEL = "Acronym"
 
 _TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:[-'’][^\W_]+)*")
 _ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,5}s?$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+# A sentence ends at . ! or ? before a capital or digit, but not after a title ("Dr. Okafor", "Prof. Rao").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bRev\.)(?<!\bSt\.)"
+    r"\s+(?=[\"'(\[]?[A-Z0-9])"
+)
+_PREFIXES = PERSON_TITLES | VESSEL_PREFIXES
 _CONNECTORS = frozenset({"of", "de", "del", "der", "van", "von", "la", "le", "du", "da", "di"})
 _MARKUP = re.compile(r"[*_`>#\[\]]|\]\([^)]*\)")
 _MAX_DESCRIPTION = 240
+_DIGIT = re.compile(r"\d")
 # Sentences naming many entities (lists, table rows) would add every pair; only the first few pair up.
 _MAX_PAIRED_PER_SENTENCE = 6
 # Capitalized words that start sentences or title headings without naming anything.
@@ -77,13 +87,19 @@ def topic_links(chunk: Chunk) -> tuple[list[Entity], list[Mention]]:
     return entities, [Mention(chunk.id, e.id, 1) for e in entities]
 
 
-@dataclass(frozen=True, slots=True)
-class _Span:
+class _Span(NamedTuple):
+    """A span of one sentence (a tuple: a batch makes one per span, and tuples are built fastest)."""
+
     name: str
-    acronym: bool
+    kind: SpanKind
     at_start: bool
-    start: int = 0  # offsets in the sentence; ``end`` includes a possessive ``'s``
-    end: int = 0
+    start: int = 0  # where the name starts in its sentence (after a title left out of it)
+    end: int = 0  # where it ends, a possessive 's included
+    title: str = ""  # "Dr", "Prof", "RV": written before the name, kept out of it, evidence of its type
+
+    @property
+    def acronym(self) -> bool:
+        return self.kind is SpanKind.ACRONYM
 
 
 def _sentences(chunk_text: str) -> Iterator[str]:
@@ -110,23 +126,64 @@ def _is_capitalized(token: str) -> bool:
     return bool(_ACRONYM.match(token)) or (token[0].isupper() and token.casefold() not in STOP_WORDS)
 
 
-def _spans(sentence: str) -> Iterator[_Span]:
-    """Yield runs of capitalized words (``Orion Planner``) and acronyms (``SLAM``) in one sentence."""
+def _joins(sentence: str, run: list[tuple[str, int, int]], start: int) -> bool:
+    """Whether a token at ``start`` continues ``run`` across more than a space: after ``Dr. `` or across `` & ``."""
+    gap = sentence[run[-1][2] : start]
+    return (gap == ". " and len(run) == 1 and run[0][0].casefold() in _PREFIXES) or gap == " & "
+
+
+def _spans(sentence: str) -> list[_Span]:
+    """Runs of capitalized words (``Orion Planner``), acronyms (``SLAM``), codes (``CT-60``) and dates, in order."""
+    runs = _capitalized_runs(sentence)
+    dates = list(date_spans(sentence))
+    codes = list(code_spans(sentence)) if _DIGIT.search(sentence) else []
+    if not dates and not codes:
+        return runs
+    found = [_Span(sentence[a:b], SpanKind.DATE, _opens_clause(sentence, a), a, b) for a, b in dates]
+    codes = [(a, b) for a, b in codes if not any(x <= a < y for x, y in dates)]
+    whole = set()
+    for run in runs:
+        if any(a <= run.start < b for a, b in dates):
+            continue
+        whole.add((run.start, run.end))  # a run that is one code (CT-60) is a code, wherever it stands
+        found.append(run._replace(kind=SpanKind.CODE) if (run.start, run.end) in codes else run)
+    for a, b in codes:
+        if (a, b) not in whole:
+            found.append(_Span(sentence[a:b], SpanKind.CODE, _opens_clause(sentence, a), a, b))
+    return sorted(found, key=lambda span: span.start)
+
+
+def _capitalized_runs(sentence: str) -> list[_Span]:
+    found: list[_Span] = []
     tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
     run: list[tuple[str, int, int]] = []
     for index, (token, start, end) in enumerate([*tokens, ("", -1, -1)]):
-        joined = bool(run) and sentence[run[-1][2] : start] == " "
+        joined = bool(run) and (sentence[run[-1][2] : start] == " " or _joins(sentence, run, start))
         connector = token in _CONNECTORS and joined and index + 1 < len(tokens) and tokens[index + 1][0][:1].isupper()
         if token and (_is_capitalized(token) or connector) and (not run or joined):
             run.append((token, start, end))
             continue
         while run and run[-1][0] in _CONNECTORS:
             run.pop()
-        if run:
-            words = [w.removesuffix("'s").removesuffix("’s") for w, _, _ in run]
-            acronym = len(words) == 1 and bool(_ACRONYM.match(words[0]))
-            yield _Span(" ".join(words), acronym, _opens_clause(sentence, run[0][1]), run[0][1], run[-1][2])
+        title = ""
+        if len(run) > 1 and run[0][0].casefold() in _PREFIXES:
+            title = run.pop(0)[0]
+        if run and not (len(run) == 1 and run[0][0].casefold() in _PREFIXES):
+            found.append(_run_span(sentence, run, title))
         run = [(token, start, end)] if token and _is_capitalized(token) else []
+    return found
+
+
+def _run_span(sentence: str, run: list[tuple[str, int, int]], title: str) -> _Span:
+    words = [w.removesuffix("'s").removesuffix("’s") for w, _, _ in run]
+    parts = words
+    if len(run) > 1 and " & " in sentence:
+        parts = [words[0]]
+        for (_, _, prev_end), (_, start, _), word in zip(run, run[1:], words[1:], strict=False):
+            parts.extend(("&", word) if sentence[prev_end:start] == " & " else (word,))
+    kind = SpanKind.ACRONYM if len(words) == 1 and _ACRONYM.match(words[0]) else SpanKind.NAME
+    end = run[-1][2]  # the token's end: a possessive 's is inside the span (predicate_between reads past it)
+    return _Span(" ".join(parts), kind, _opens_clause(sentence, run[0][1]), run[0][1], end, title)
 
 
 _LOWERCASE_WORD = re.compile(r"\b[a-z][a-z]+\b")
@@ -141,12 +198,14 @@ def _drop_opener(span: _Span, seen_inside: set[str], inside_words: set[str], low
     since ``Area Network`` is no name of its own.
     """
     first, _, rest = span.name.partition(" ")
-    if not span.at_start or not rest or span.name in seen_inside or first in inside_words:
+    if span.kind is not SpanKind.NAME or not span.at_start or not rest or span.name in seen_inside:
+        return span
+    if first in inside_words:
         return span
     if rest not in seen_inside or first.casefold() not in lowercase:
         return span
-    acronym = " " not in rest and bool(_ACRONYM.match(rest))
-    return replace(span, name=rest, acronym=acronym, at_start=False, start=span.start + len(first) + 1)
+    kind = SpanKind.ACRONYM if " " not in rest and _ACRONYM.match(rest) else SpanKind.NAME
+    return _Span(rest, kind, False, span.end - len(rest), span.end)
 
 
 @component
@@ -169,7 +228,9 @@ class LexicalEntityExtractor:
         ```
     """
 
-    def __init__(self, min_name_length: int = defaults.LEXICAL_MIN_NAME_LENGTH) -> None:
+    def __init__(
+        self, min_name_length: int = defaults.LEXICAL_MIN_NAME_LENGTH, entity_labels: Sequence[str] = ()
+    ) -> None:
         if min_name_length < 1:
             raise ComponentConfigError(
                 "LexicalEntityExtractor",
@@ -177,21 +238,32 @@ class LexicalEntityExtractor:
                 "Set ingest.extractor.min_name_length to 1 or more.",
             )
         self.min_name_length = min_name_length
+        self.entity_labels = tuple(entity_labels)
 
     @component.output_types(extraction=Extraction)
     def run(self, chunks: list[Chunk]) -> dict[str, Extraction]:
         """Extract from a batch of chunks (one or more documents)."""
-        parsed = [(chunk, [(s, list(_spans(s))) for s in _sentences(chunk.text)]) for chunk in chunks]
+        parsed = [(chunk, [(s, _spans(s)) for s in _sentences(chunk.text)]) for chunk in chunks]
         seen_inside = {
             span.name for _, sentences in parsed for _, spans in sentences for span in spans if not span.at_start
         }
         inside_words = {word for name in seen_inside for word in name.split()}
         lowercase = {m.group() for chunk in chunks for m in _LOWERCASE_WORD.finditer(chunk.text)}
 
+        # "Ewan has been mate ...": an opener is kept when it is a word of a name used mid-sentence (Ewan Dalgleish)
+        # that the batch never writes in lower case.
+        known = seen_inside | {word for word in inside_words if word.casefold() not in lowercase}
+
         def trimmed(spans: list[_Span]) -> list[_Span]:
-            return [_drop_opener(span, seen_inside, inside_words, lowercase) for span in spans]
+            kept = []
+            for span in spans:
+                trim = _drop_opener(span, seen_inside, inside_words, lowercase)
+                if self._keep(trim, known):
+                    kept.append(trim)
+            return kept
 
         parsed = [(chunk, [(s, trimmed(spans)) for s, spans in sentences]) for chunk, sentences in parsed]
+        labels = self._labels(parsed)
         entities: list[Entity] = []
         mentions: list[Mention] = []
         relations: list[Relation] = []
@@ -202,13 +274,12 @@ class LexicalEntityExtractor:
             about.extend(links)
             counts: Counter[str] = Counter()
             for sentence, spans in sentences:
-                kept = [s for s in spans if self._keep(s, seen_inside)]
                 ids: list[str] = []
                 placed: list[tuple[str, tuple[int, int]]] = []
-                for span in kept:
-                    entity_id = entity_id_for(span.name)
+                for span in spans:
+                    label = labels.get(span.name) or (ACRONYM_LABEL if span.acronym else NAME_LABEL)
+                    entity_id = entity_id_for(span.name, label)
                     counts[entity_id] += 1
-                    label = ACRONYM_LABEL if span.acronym else NAME_LABEL
                     entities.append(Entity(entity_id, span.name, label, sentence.strip()[:_MAX_DESCRIPTION]))
                     placed.append((entity_id, (span.start, span.end)))
                     if entity_id not in ids:
@@ -217,11 +288,23 @@ class LexicalEntityExtractor:
             mentions.extend(Mention(chunk.id, entity_id, n) for entity_id, n in counts.items())
         return {"extraction": Extraction(tuple(entities), tuple(mentions), tuple(relations), tuple(about))}
 
-    def _keep(self, span: _Span, seen_inside: set[str]) -> bool:
+    def _keep(self, span: _Span, known: set[str]) -> bool:
         if len(span.name) < self.min_name_length:
             return False
         single_word = " " not in span.name
-        return span.acronym or not single_word or not span.at_start or span.name in seen_inside
+        return span.kind is not SpanKind.NAME or not single_word or not span.at_start or span.name in known
+
+    def _labels(self, parsed: list[tuple[Chunk, list[tuple[str, list[_Span]]]]]) -> dict[str, str]:
+        """The typed label of each name of the batch that ``RuleEntityTyper`` types, in the ontology's words."""
+        occurrences = (
+            NameOccurrence(span.name, sentence, span.start, span.end, span.kind, span.title)
+            for _, sentences in parsed
+            for sentence, spans in sentences
+            for span in spans
+        )
+        types = RuleEntityTyper().run(occurrences)
+        labels = {name: kind.label_in(self.entity_labels) for name, kind in types.items()}
+        return labels
 
     @staticmethod
     def _pairs(

@@ -70,8 +70,12 @@ def test_example_corpus_offline(
 
     assert_graph_was_built(report, store)
     assert report.reports_by_method == {"extractive": sum(report.communities_by_level.values())}
-    # The lexical extractor cannot type names, so nothing is out of the ontology; the report says so.
-    assert report.pruned.empty and report.pruned.entities_kept == report.entities_found
+    # The lexical extractor types names in the ontology's words (a product is a Component); engineering declares no
+    # Date, so the dates are pruned and the report says so.
+    assert [d.label for d in report.pruned.dropped_labels] == ["Date"]
+    assert report.pruned.entities_kept == report.entities_found and report.pruned.entities_dropped >= 1
+    labels = {e.label for e in store.graph.canonical_entities()}
+    assert {"Person", "Organization", "Component"} <= labels and "Date" not in labels
     merged = [e for e in store.graph.merge_log() if e.decision == MERGED]
     assert report.merges == len(merged) >= 1
     assert {"CAN", "Controller Area Network"} in [{e.member_name, e.resolved_name} for e in merged]

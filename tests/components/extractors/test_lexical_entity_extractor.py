@@ -1,5 +1,6 @@
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import entity_id_for
+from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.extractors.lexical_entity_extractor import LexicalEntityExtractor, title_names
 
@@ -38,7 +39,7 @@ def test_co_occurring_entities_give_a_relation_with_its_supporting_chunk() -> No
         "extraction"
     ]
     (relation,) = extraction.relations
-    maria, orion = entity_id_for("Maria Chen"), entity_id_for("Orion Planner")
+    maria, orion = entity_id_for("Maria Chen", "Person"), entity_id_for("Orion Planner")
     assert (relation.source_id, relation.target_id) == tuple(sorted((maria, orion)))  # undirected: one edge a pair
     assert relation.chunk_ids == ("c7",)
     assert relation.type == "RELATED_TO"
@@ -49,7 +50,7 @@ def test_co_occurring_entities_give_a_relation_with_its_supporting_chunk() -> No
 def test_a_stated_predicate_makes_a_directed_fact_instead_of_a_co_occurrence() -> None:
     extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen wrote the Orion Planner.", "c7")])["extraction"]
     (relation,) = extraction.relations
-    maria, orion = entity_id_for("Maria Chen"), entity_id_for("Orion Planner")
+    maria, orion = entity_id_for("Maria Chen", "Person"), entity_id_for("Orion Planner")
     assert (relation.source_id, relation.type, relation.target_id) == (maria, "writes", orion)
     assert relation.id == relation_id_for(maria, orion, "writes")
     assert relation.chunk_ids == ("c7",)
@@ -60,7 +61,7 @@ def test_a_passive_fact_points_from_its_agent() -> None:
     text = "The Orion Planner was written by Maria Chen."
     (relation,) = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
     assert (relation.source_id, relation.type, relation.target_id) == (
-        entity_id_for("Maria Chen"),
+        entity_id_for("Maria Chen", "Person"),
         "writes",
         entity_id_for("Orion Planner"),
     )
@@ -71,11 +72,18 @@ def test_one_fact_read_in_two_tenses_and_two_chunks_has_one_id() -> None:
         chunk("Victor Hale owns Osprey Ceramics.", "c1"),
         chunk("Osprey Ceramics was owned by Victor Hale.", "c2"),
     ]
-    relations = LexicalEntityExtractor().run(chunks=chunks)["extraction"].relations
-    assert {(r.id, r.type, r.chunk_ids) for r in relations} == {
-        (relation_id_for(entity_id_for("Victor Hale"), entity_id_for("Osprey Ceramics"), "owns"), "owns", ("c1",)),
-        (relation_id_for(entity_id_for("Victor Hale"), entity_id_for("Osprey Ceramics"), "owns"), "owns", ("c2",)),
+    extraction = LexicalEntityExtractor().run(chunks=chunks)["extraction"]
+    victor, osprey = ids(extraction, "Victor Hale", "Osprey Ceramics")
+    assert {(r.id, r.type, r.chunk_ids) for r in extraction.relations} == {
+        (relation_id_for(victor, osprey, "owns"), "owns", ("c1",)),
+        (relation_id_for(victor, osprey, "owns"), "owns", ("c2",)),
     }
+
+
+def ids(extraction: Extraction, *names: str) -> tuple[str, ...]:
+    """The ids the extraction gave these names (their typed labels are part of them)."""
+    by_name = {e.name: e.id for e in extraction.entities}
+    return tuple(by_name[n] for n in names)
 
 
 def typed(relations: tuple[Relation, ...]) -> set[tuple[str, str, str]]:
@@ -84,8 +92,9 @@ def typed(relations: tuple[Relation, ...]) -> set[tuple[str, str, str]]:
 
 def test_a_sentence_mixes_facts_and_co_occurrences_pair_by_pair() -> None:
     text = "Victor Hale owns Osprey Ceramics, and Anna Berg attended."
-    relations = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
-    victor, osprey, anna = (entity_id_for(n) for n in ("Victor Hale", "Osprey Ceramics", "Anna Berg"))
+    extraction = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"]
+    relations = extraction.relations
+    victor, osprey, anna = ids(extraction, "Victor Hale", "Osprey Ceramics", "Anna Berg")
     assert typed(relations) == {
         (victor, "owns", osprey),
         (min(victor, anna), "RELATED_TO", max(victor, anna)),
@@ -102,8 +111,9 @@ def test_a_list_gives_co_occurrences_only() -> None:
 
 def test_a_fact_is_read_between_the_nearest_mentions_of_a_repeated_name() -> None:
     text = "Victor Hale met Anna Berg; then Victor Hale owns Osprey Ceramics."
-    relations = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
-    victor, osprey, anna = (entity_id_for(n) for n in ("Victor Hale", "Osprey Ceramics", "Anna Berg"))
+    extraction = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"]
+    relations = extraction.relations
+    victor, osprey, anna = ids(extraction, "Victor Hale", "Osprey Ceramics", "Anna Berg")
     assert {(victor, "meets", anna), (victor, "owns", osprey)} <= typed(relations)
 
 
@@ -126,7 +136,7 @@ def test_headings_are_not_extracted() -> None:
 
 def test_labels_tell_acronyms_from_names() -> None:
     extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen maintains the ROS node.")])["extraction"]
-    assert {(e.name, e.label) for e in extraction.entities} == {("Maria Chen", "Name"), ("ROS", "Acronym")}
+    assert {(e.name, e.label) for e in extraction.entities} == {("Maria Chen", "Person"), ("ROS", "Acronym")}
 
 
 def test_every_chunk_is_about_its_document_title_and_the_title_without_qualifier() -> None:
@@ -172,3 +182,46 @@ def test_names_with_accented_letters_are_kept_whole() -> None:
     chunk = Chunk("d.v.0", "d", "v", text, ("Visits",), 0, 0, len(text), None, "Visits")
     names = {e.name for e in LexicalEntityExtractor().run(chunks=[chunk])["extraction"].entities}
     assert {"Kolinda Grabar-Kitarović", "São Paulo"} <= names
+
+
+def test_the_extractor_labels_spans_with_types_in_the_ontologys_words() -> None:
+    text = (
+        "Dr. Okafor joined Sonacast Ltd on 31 October 2024. The CT-60 and the serial 60-0417 went to Carrick Island. "
+        "Okafor said the ct-60 was fine."
+    )
+    chunk = Chunk("d.v.0", "d", "v", text, ("Notes",), 0, 0, len(text), None, "Notes")
+    open_labels = {(e.name, e.label) for e in LexicalEntityExtractor().run(chunks=[chunk])["extraction"].entities}
+    assert {
+        ("Okafor", "Person"),
+        ("Sonacast Ltd", "Organization"),
+        ("31 October 2024", "Date"),
+        ("CT-60", "Product"),
+        ("60-0417", "Product"),
+        ("Carrick Island", "Place"),
+        ("ct-60", "Product"),
+    } <= open_labels
+    assert not any(name.startswith("Dr") for name, _ in open_labels), "the title is no part of the name"
+    closed = LexicalEntityExtractor(entity_labels=["Person", "Organization", "Component", "Location"])
+    labels = {(e.name, e.label) for e in closed.run(chunks=[chunk])["extraction"].entities}
+    assert {("CT-60", "Component"), ("Carrick Island", "Location"), ("31 October 2024", "Date")} <= labels
+
+
+def test_a_title_joins_the_name_after_it_and_stays_out_of_it() -> None:
+    text = "Chair: Dr. Moira Cathcart. Prof. Rao and Dr Okafor met RV Shearwater's crew."
+    found = names(text)
+    assert {"Moira Cathcart", "Rao", "Okafor", "Shearwater"} <= found
+    assert not found & {"Dr", "Prof", "RV", "Dr. Moira Cathcart", "RV Shearwater"}
+
+
+def test_dates_and_codes_are_spans_even_where_capitals_say_nothing() -> None:
+    found = names("Service on 6 January 2025 for the ct-60 and v2. Date: April 2025. The GB-3R went out.")
+    assert {"6 January 2025", "ct-60", "v2", "April 2025", "GB-3R"} <= found
+
+
+def test_a_name_joined_by_an_ampersand_is_one_name() -> None:
+    assert "Macleod & Rae" in names("The contractor is Macleod & Rae this year.")
+
+
+def test_an_opener_that_is_a_word_of_a_name_the_batch_knows_is_kept() -> None:
+    found = names("From 1 November the skipper is Ewan Dalgleish. Ewan has been mate for years. Boats are slow.")
+    assert "Ewan" in found and "Boats" not in found

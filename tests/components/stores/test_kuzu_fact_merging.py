@@ -17,7 +17,7 @@ NOTES = {
     "d1": "Victor Hale owns Osprey Ceramics.",
     "d2": "Osprey Ceramics was owned by Victor Hale until the sale.",
 }
-VICTOR, OSPREY = entity_id_for("Victor Hale"), entity_id_for("Osprey Ceramics")
+VICTOR, OSPREY = entity_id_for("Victor Hale", "Person"), entity_id_for("Osprey Ceramics")  # the typer: a Person, a name
 
 
 def document(doc_id: str) -> tuple[Document, list[Chunk]]:
