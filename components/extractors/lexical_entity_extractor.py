@@ -16,9 +16,9 @@ from agrag.components.data_models.entity import Entity, entity_id_for, normalize
 from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.name_occurrence import NameOccurrence, SpanKind
 from agrag.components.data_models.relation import Relation, relation_id_for
-from agrag.components.extractors.predicate_phrases import predicate_between
 from agrag.components.extractors.entity_gazetteers import PERSON_TITLES, VESSEL_PREFIXES
 from agrag.components.extractors.pattern_spans import code_spans, date_spans
+from agrag.components.extractors.predicate_phrases import predicate_between
 from agrag.components.extractors.rule_entity_typer import RuleEntityTyper
 
 CO_OCCURRENCE = "RELATED_TO"
@@ -205,7 +205,9 @@ def _drop_opener(span: _Span, seen_inside: set[str], inside_words: set[str], low
     if rest not in seen_inside or first.casefold() not in lowercase:
         return span
     kind = SpanKind.ACRONYM if " " not in rest and _ACRONYM.match(rest) else SpanKind.NAME
-    return _Span(rest, kind, False, span.end - len(rest), span.end)
+    return _Span(
+        rest, kind, False, span.start + len(first) + 1, span.end
+    )  # end may hold a possessive: count from start
 
 
 @component
