@@ -63,8 +63,8 @@ from agrag.components.loaders.folder_loader import FolderLoader  # noqa: E402
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LABELS_FILE = REPO_ROOT / "bench" / "labels" / "notes_dev_mentions.jsonl"
 RESULTS_FILE = REPO_ROOT / "bench" / "results" / "typing_eval.json"
-# The last commit whose extractor typed nothing: the speed baseline.
-BASELINE_REF = "35242cf"
+# The last commit whose extractor typed nothing (main with the predicate facts, before the typer): the speed baseline.
+BASELINE_REF = "0ded3b3"
 EXTRACTOR_PATH = "components/extractors/lexical_entity_extractor.py"
 TYPES = ("Person", "Organization", "Place", "Product", "Event", "Date")
 NEGATIVE = frozenset({"Other", "None"})

@@ -205,7 +205,9 @@ def _drop_opener(span: _Span, seen_inside: set[str], inside_words: set[str], low
     if rest not in seen_inside or first.casefold() not in lowercase:
         return span
     kind = SpanKind.ACRONYM if " " not in rest and _ACRONYM.match(rest) else SpanKind.NAME
-    return _Span(rest, kind, False, span.end - len(rest), span.end)
+    return _Span(
+        rest, kind, False, span.start + len(first) + 1, span.end
+    )  # end may hold a possessive: count from start
 
 
 @component
