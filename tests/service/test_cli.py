@@ -91,7 +91,7 @@ def test_unknown_recipe_exits_non_zero_naming_the_choices() -> None:
     result = CliRunner().invoke(app, ["search", "anything", "recipe=nonexistent"])
     assert result.exit_code == 2
     assert "no recipe named 'nonexistent'" in result.output
-    valid = "chunk, entity, graph_expand, hybrid, hybrid_reranked, multi_hop, text2cypher, thematic"
+    valid = "bridge, chunk, entity, graph_expand, hybrid, hybrid_reranked, multi_hop, text2cypher, thematic"
     assert f"Valid choices: {valid}" in " ".join(result.output.split())
 
 

@@ -95,8 +95,9 @@ async def test_a_document_filter_shows_only_the_merged_names_those_documents_use
 async def test_the_cli_http_and_mcp_outputs_show_what_was_merged(runtime: Runtime) -> None:
     results = await runtime.engine.search("Controller Area Network", load_recipe("hybrid"))
     rows = json.loads(results_json(results, None))["results"]
-    (row,) = [r for r in rows if r["type"] == "ResolvedEntity"]
-    assert row["item"]["name"] == "CAN" and row["method"] and row["score"] > 0
+    # typed entities make more merges in the example corpus (short forms of people, too): the CAN row is the one here
+    (row,) = [r for r in rows if r["type"] == "ResolvedEntity" and r["item"]["name"] == "CAN"]
+    assert row["method"] and row["score"] > 0
     assert [(m["name"], m["rule"]) for m in row["item"]["merged_from"]] == [("Controller Area Network", "acronym")]
     assert {r["type"] for r in rows} >= {"Entity", "Chunk"}
     table = results_table(results, "results")
@@ -105,6 +106,6 @@ async def test_the_cli_http_and_mcp_outputs_show_what_was_merged(runtime: Runtim
     # The search tool's output (HTTP and MCP): kind "entity", merged_from in the item, read back unchanged.
     output = SearchOutput.of("Controller Area Network", "hybrid", results, None)
     hits = output.model_dump(mode="json")["hits"]
-    (hit,) = [h for h in hits if "merged_from" in h["item"]]
+    (hit,) = [h for h in hits if "merged_from" in h["item"] and h["item"]["name"] == "CAN"]
     assert hit["kind"] == "entity" and hit["item"]["merged_from"][0]["name"] == "Controller Area Network"
     assert SearchOutput.model_validate_json(output.model_dump_json()).results() == results
