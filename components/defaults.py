@@ -92,6 +92,8 @@ BRIDGE_ENTITY_WEIGHT: Final = 0.5
 # Reciprocal-rank fusion of the walk's list with the bridge round's: k, and the bridge list's weight.
 BRIDGE_RRF_K: Final = 2
 BRIDGE_RRF_WEIGHT: Final = 1.5
+BRIDGE_KEYWORD_RRF_K: Final = 5
+BRIDGE_KEYWORD_WEIGHT: Final = 1.0
 TRAVERSAL_DEPTH: Final = 2
 TRAVERSAL_PER_HOP: Final = 20
 # The rules: until the analysis feeds the ranking, an LLM call per search (and per agent tool call) buys a trace line.

@@ -14,6 +14,8 @@ from agrag.components.graph.passage_graph import PassageGraph
 Similarities = Callable[[Sequence[float], Sequence[str]], Mapping[str, float]]
 # The stored vectors of the given entity ids (those without one are left out).
 EntityVectors = Callable[[Sequence[str]], Mapping[str, Sequence[float]]]
+# The chunks among the given ids that share words with the question, best keyword match (BM25) first.
+KeywordOrder = Callable[[Sequence[str]], Sequence[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +96,14 @@ class BridgeHop:
         query: Sequence[float],
         similarities: Similarities,
         entity_vectors: EntityVectors,
+        keywords: KeywordOrder | None = None,
     ) -> list[str]:
-        """Passages reached through ``bridges``, best first, each scored by its best bridge's joined question."""
+        """Passages reached through ``bridges``, best first.
+
+        Each is scored by its best bridge's joined question; with ``keywords``, that order is fused (RRF) with the
+        passages' keyword match to the question itself: the answering passage often shares the question's one telling
+        word ("Funder: ...") and little of its meaning.
+        """
         vectors = entity_vectors([b.entity_id for b in bridges])
         q = np.asarray(query, dtype=np.float64)
         best: dict[str, float] = {}
@@ -109,4 +117,11 @@ class BridgeHop:
                 continue
             for chunk_id, cosine in similarities((joined / norm).tolist(), bridge.chunk_ids).items():
                 best[chunk_id] = max(best.get(chunk_id, -1.0), cosine)
-        return sorted(best, key=lambda chunk_id: (-best[chunk_id], chunk_id))
+        dense = sorted(best, key=lambda chunk_id: (-best[chunk_id], chunk_id))
+        if keywords is None or not dense:
+            return dense
+        fused = {c: 1.0 / (defaults.BRIDGE_KEYWORD_RRF_K + rank) for rank, c in enumerate(dense)}
+        for rank, chunk_id in enumerate(keywords(dense)):
+            if chunk_id in fused:
+                fused[chunk_id] += defaults.BRIDGE_KEYWORD_WEIGHT / (defaults.BRIDGE_KEYWORD_RRF_K + rank)
+        return sorted(fused, key=lambda chunk_id: (-fused[chunk_id], chunk_id))

@@ -26,7 +26,7 @@ from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.store_ref import StoreRef, chunks_part, entities_part
 from agrag.components.stores.store_spec import StoreSpec
 from agrag.components.stores.vector_payloads import chunk_from_payload
-from agrag.components.stores.vector_store import PayloadFilter, VectorCollection, VectorHit, VectorStore
+from agrag.components.stores.vector_store import PayloadFilter, QueryLeg, VectorCollection, VectorHit, VectorStore
 
 WALK_CANDIDATES = 300  # chunks with the most walk mass that get a similarity score
 SEARCH_CANDIDATES = 100  # chunks from the ordinary chunk search that get one too
@@ -153,7 +153,9 @@ class PageRankChunkRetriever:
         }
         best = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))
         if self._entity_store is not None and best:
-            scores = self._with_bridges(graph, best, seeds, query_embedding, condition)
+            scores = self._with_bridges(
+                graph, best, seeds, query=query, query_embedding=query_embedding, condition=condition
+            )
             best = list(scores)
         best = best[:limit]
         payloads = {p.id: p.payload for p in self.chunk_store.fetch(best)}
@@ -173,6 +175,8 @@ class PageRankChunkRetriever:
         graph: PassageGraph,
         walked: list[str],
         seeds: list[str],
+        *,
+        query: str,
         query_embedding: Embedding,
         condition: PayloadFilter,
     ) -> dict[str, float]:
@@ -186,6 +190,12 @@ class PageRankChunkRetriever:
             query_embedding.values,
             lambda vector, ids: self.chunk_store.similarities(vector, list(ids), condition),
             lambda ids: {p.id: p.dense for p in entities.fetch(list(ids), with_vectors=True) if p.dense},
+            lambda ids: [
+                hit.id
+                for hit in self.chunk_store.query_leg(
+                    QueryLeg.KEYWORD, query_embedding.values, query, len(ids), condition.only_ids(ids)
+                )
+            ],
         )
         fused: dict[str, float] = {}
         for rank, chunk_id in enumerate(walked):

@@ -75,12 +75,30 @@ def test_the_second_round_asks_the_question_joined_with_the_bridge() -> None:
     assert ranked == ["grant", "lab", "minutes", "other"]
 
 
+def test_the_keyword_match_to_the_question_joins_the_second_round() -> None:
+    graph = PassageGraph(EDGES)
+    hop = BridgeHop(BridgeHopSettings(first=1, max_bridges=5, max_share=0.6, entity_weight=1.0))
+    bridges = hop.bridges(graph, ["report"], named=[])
+    asked: list[Sequence[str]] = []
+
+    def keywords(ids: Sequence[str]) -> list[str]:
+        asked.append(ids)
+        return ["other", "minutes"]  # "Funder: ..." shares the question's telling word, little of its meaning
+
+    ranked = hop.rank(bridges, (1.0, 0.0, 0.0), similarities, entity_vectors, keywords)
+    # asked about the reached passages only, in the dense order; fused by rank (k=5), a passage found both ways
+    # (other: last by meaning, first by its words; minutes) leads one found by meaning alone (grant, lab)
+    assert asked == [["grant", "lab", "minutes", "other"]]
+    assert ranked == ["other", "minutes", "grant", "lab"]
+
+
 def test_no_bridge_or_no_vector_gives_no_second_round() -> None:
     graph = PassageGraph(EDGES)
     hop = BridgeHop(BridgeHopSettings(first=1, max_share=0.6))
     assert hop.rank([], (1.0, 0.0, 0.0), similarities, entity_vectors) == []
     bridges = hop.bridges(graph, ["report"], named=[])
     assert hop.rank(bridges, (1.0, 0.0, 0.0), similarities, lambda ids: {}) == []
+    assert hop.rank(bridges, (1.0, 0.0, 0.0), similarities, lambda ids: {}, lambda ids: ["grant"]) == []
     assert hop.bridges(graph, ["unknown"], named=[]) == []
 
 
