@@ -11,6 +11,7 @@ from __future__ import annotations
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 
 
 def chunk_embedding_text(chunk: Chunk) -> str:
@@ -58,6 +59,41 @@ def entity_comparison_text(entity: Entity) -> str:
     """
     head = f"{entity.name} ({entity.label})" if entity.label else entity.name
     return f"{head}: {entity.description}" if entity.description else head
+
+
+def predicate_words(relation_type: str) -> str:
+    """A relation type as words: ``RELATED_TO`` reads ``related to``; a phrase (``owns``, ``studied at``) is kept.
+
+    Usage:
+        ```python
+        predicate_words("WORKS_AT")  # "works at"
+        ```
+    """
+    if relation_type.isupper() or "_" in relation_type:
+        return relation_type.replace("_", " ").lower().strip()
+    return relation_type.strip()
+
+
+def fact_statement(fact: Fact) -> str:
+    """A fact as words: ``"Victor Hale owns Osprey Ceramics"``, ``"Krill-9 related to Dr. Cathcart"``."""
+    return f"{fact.source} {predicate_words(fact.type)} {fact.target}"
+
+
+def fact_embedding_text(fact: Fact) -> str:
+    """What a fact's vectors are computed from: ``"subject predicate object: sentence"``.
+
+    The statement first, so the facts of one sentence differ (a sentence naming three people states three facts)
+    and the predicate is searchable by its words; then the sentence, which says more than a ``RELATED_TO`` does. On
+    notes_dev (offline extraction, MiniLM) the fact recipe found R@5 55.0 with this text, 54.6 with the sentence
+    alone and 45.4 with the statement alone (both legs reading the same text in each).
+
+    Usage:
+        ```python
+        fact_embedding_text(fact)  # "Victor Hale owns Osprey Ceramics: Victor Hale has owned it since 2019."
+        ```
+    """
+    statement = fact_statement(fact)
+    return f"{statement}: {fact.description}" if fact.description else statement
 
 
 def community_report_text(community: Community) -> str:

@@ -1,9 +1,9 @@
 """The vector store interface both Qdrant backends implement.
 
-A vector store holds one collection (chunks or entities). Every point has a dense vector and a keyword (BM25)
-sparse vector computed from its text, and a JSON payload. A query runs both legs and fuses them by rank inside
-the store, so each search method gets one ranked list; ``query_leg`` runs one leg alone, for a caller that fuses
-the legs itself.
+A vector store holds one collection (chunks, entities, community reports or facts). Every point has a dense vector
+and a keyword (BM25) sparse vector computed from its text, and a JSON payload. A query runs both legs and fuses them
+by rank inside the store, so each search method gets one ranked list; ``query_leg`` runs one leg alone, for a caller
+that fuses the legs itself.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class VectorCollection(StrEnum):
     CHUNKS = "chunks"
     ENTITIES = "entities"
     COMMUNITIES = "communities"
+    FACTS = "facts"  # one point per relation: subject, predicate, object and the sentence that states it
 
 
 @dataclass(frozen=True, slots=True)

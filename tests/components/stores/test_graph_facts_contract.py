@@ -1,0 +1,62 @@
+"""Contract of the fact-support role (``GraphFactReader``), run against every graph-store backend."""
+
+import pytest
+
+from agrag.components.data_models.document import Document
+from agrag.components.data_models.extraction import Mention
+from agrag.components.data_models.relation import Relation
+from agrag.components.stores.graph_store import GraphFactReader, GraphStore
+from tests.components.stores.graph_contract import ID, Corpus, as_role, chunks_of
+
+
+@pytest.fixture
+def reader(graph_corpus: tuple[GraphStore, Corpus]) -> GraphFactReader:
+    return as_role(graph_corpus, GraphFactReader)
+
+
+def _asked(corpus: Corpus, *keys: str) -> list[tuple[str, str]]:
+    return [(corpus.relations[k].id, corpus.relations[k].source_id) for k in keys]
+
+
+def test_each_relation_is_stated_by_its_current_chunks(
+    reader: GraphFactReader, graph_corpus: tuple[GraphStore, Corpus]
+) -> None:
+    _, corpus = graph_corpus
+    support = reader.fact_support([*_asked(corpus, "wrote", "employs"), ("r-unknown", ID["Maria Chen"])])
+    assert support == {
+        corpus.relations["wrote"].id: [corpus.chunk("a", 1)],
+        corpus.relations["employs"].id: [corpus.chunk("b", 1)],
+    }
+    # asked from the wrong end, a relation is not found (the lookup starts from its source record)
+    assert reader.fact_support([(corpus.relations["wrote"].id, ID["Orion Planner"])]) == {}
+    assert reader.fact_support([]) == {}
+
+
+def test_a_chunk_counts_once_committed_and_until_retired(
+    reader: GraphFactReader, graph_corpus: tuple[GraphStore, Corpus]
+) -> None:
+    store, corpus = graph_corpus
+    wrote = corpus.relations["wrote"]
+    v2 = Document(id="a", version="v2", title="Planner notes", source_path="a.md", source_folder="/notes")
+    new = chunks_of(v2, ["Planner notes", "Maria Chen wrote the Orion Planner again."])
+    superseded = store.write_chunks([v2], new)
+    store.upsert_mentions([Mention(new[1].id, ID["Maria Chen"], 1), Mention(new[1].id, ID["Orion Planner"], 1)])
+    store.upsert_relations([Relation(wrote.id, wrote.source_id, wrote.target_id, wrote.type, (new[1].id,))])
+    # the new version is written but not committed: only the old chunk states the relation
+    assert reader.fact_support(_asked(corpus, "wrote")) == {wrote.id: [corpus.chunk("a", 1)]}
+    store.retire_chunks(superseded, incoming=[c.id for c in new])
+    store.commit_documents([(v2, len(new))], "hash-2")
+    assert reader.fact_support(_asked(corpus, "wrote", "uses")) == {wrote.id: [new[1].id]}, "uses lost its chunk"
+
+
+def test_supported_facts_name_their_ends_and_list_their_current_chunks(
+    reader: GraphFactReader, graph_corpus: tuple[GraphStore, Corpus]
+) -> None:
+    _, corpus = graph_corpus
+    facts = {f.id: f for f in reader.supported_facts()}
+    assert set(facts) == {r.id for r in corpus.relations.values()}
+    builds = facts[corpus.relations["builds"].id]
+    assert (builds.source, builds.type, builds.target) == ("Acme Robotics", "BUILDS", "Vega Perception")
+    assert builds.chunk_ids == (corpus.chunk("b", 2),)
+    assert builds.description == "Acme Robotics BUILDS Vega Perception"
+    assert reader.supported_relation_count() == len(corpus.relations)
