@@ -1,30 +1,33 @@
-"""The embed phase of ingestion: vectors for the searchable chunks and the new entities, journaled per document."""
+"""The embed phase of ingestion: vectors for the searchable chunks (journaled per document), new entities, facts."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.embedders.embedding_texts import chunk_embedding_text, entity_embedding_text
 from agrag.components.stores.vector_payloads import chunk_payload, entity_payload
 from agrag.components.stores.vector_store import VectorPoint
 from agrag.flows.embed_fanout import SliceEmbedder, embed_all, packed
+from agrag.flows.fact_points import fact_points
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_tasks import Phase, PhaseOutput, document_key, document_runs, grouped_by_document
 
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedPoints:
-    """The vector points one ingest writes: searchable chunks and new entities; where the chunks were embedded."""
+    """The vector points one ingest writes: searchable chunks, new entities, facts; where the chunks were embedded."""
 
     chunks: list[VectorPoint]
     entities: list[VectorPoint]
     embedded_on: str = ""
+    facts: list[VectorPoint] = field(default_factory=list)
 
 
 @task(name="embed", cache_policy=NO_CACHE, persist_result=False)
@@ -37,8 +40,9 @@ def embed(
     *,
     phase: Phase,
     control: IngestControl | None = None,
+    facts: list[Fact] | None = None,
 ) -> PhaseOutput[EmbeddedPoints]:
-    """Embed the searchable chunks and the entities that have no vectors yet (merged ones too, for an undo).
+    """Embed the searchable chunks, the entities that have no vectors yet (merged ones too, for an undo) and ``facts``.
 
     The chunks go to ``embedder`` in slices of whole documents; each slice's vectors are journaled per document as
     soon as they arrive (from this process or a Dask worker, in any order), so a killed run or worker loses only
@@ -67,4 +71,5 @@ def embed(
         VectorPoint(e.id, vector, text, entity_payload(e, merged=e.id in merged))
         for e, vector, text in zip(entities, embed_all(embedder, entity_texts, control), entity_texts, strict=True)
     ]
-    return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, embedder.where), reused=len(documents) - len(todo))
+    embedded = EmbeddedPoints(chunk_points, entity_points, embedder.where, fact_points(facts or [], embedder, control))
+    return PhaseOutput(embedded, reused=len(documents) - len(todo))

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import concat_extractions
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.phase_key import config_hash
@@ -211,19 +212,20 @@ def embed_groups(
     merged: set[str],
     embedder: SentenceTransformersTextEmbedder,
     *,
+    facts: list[Fact],
     journal: SqlitePhaseJournal,
     control: IngestControl | None,
     parallel: ParallelConfig,
     dask_address: str | None,
 ) -> PhaseOutput[EmbeddedPoints]:
-    """Embed each group's chunks under its own embed hash (the entities once, with the first group).
+    """Embed each group's chunks under its own embed hash (the entities and ``facts`` once, with the first group).
 
     A batch of at least ``parallel.min_chunks`` searchable chunks, with ``parallel.workers`` above 0, is embedded
     on Dask workers (a local cluster started for this stage, or the scheduler at ``dask_address``).
     """
     searchable = sum(c.searchable for c in chunks)
     with slice_embedder(parallel, dask_address, embedder, searchable) as slices:
-        chunk_points, entity_points, reused = [], [], 0
+        chunk_points, entity_points, fact_points, reused = [], [], [], 0
         for index, group in enumerate(groups or [PlanGroup(IngestConfig(), [], PhaseHashes("", "", "", ""))]):
             ids = {d.document.id for d in group.documents}
             out = embed_task.embed(
@@ -234,11 +236,13 @@ def embed_groups(
                 as_is(slices),
                 phase=Phase(journal, group.hashes.embed),
                 control=control,
+                facts=as_is(facts if index == 0 else []),
             )
             chunk_points += out.value.chunks
             entity_points += out.value.entities
+            fact_points += out.value.facts
             reused += out.reused
-        return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, slices.where), reused)
+        return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, slices.where, fact_points), reused)
 
 
 def resolution_of(plans: dict[str, FilePlan], ingest: IngestConfig) -> tuple[ResolutionConfig, dict[str, FilePlan]]:

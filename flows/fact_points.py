@@ -1,0 +1,70 @@
+"""The fact points an ingestion or a re-extraction writes: one per relation its extraction found, embedded once.
+
+Every relation the run writes gets its point written again (pending, see ``PendingVectors``), even when the facts
+collection holds one already: the commit that writes the relation settles the point from the graph, and a point
+that an earlier commit of the same run deleted (its relation lost its last passage there) is written back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from agrag.components.data_models.extraction import Extraction
+from agrag.components.data_models.fact import Fact
+from agrag.components.embedders.embedding_texts import fact_embedding_text
+from agrag.components.stores.graph_read_roles import GraphRetrievalReader
+from agrag.components.stores.vector_payloads import fact_payload
+from agrag.components.stores.vector_store import VectorPoint
+from agrag.flows.embed_fanout import SliceEmbedder, embed_all
+from agrag.flows.ingest_control import IngestControl
+
+
+def extraction_facts(
+    extraction: Extraction, graph: GraphRetrievalReader | None = None, chunk_ids: set[str] | None = None
+) -> list[Fact]:
+    """The relations of ``extraction`` that some chunk states, as facts named by their entity records, by id.
+
+    A relation found in several chunks is one fact with all of them (its first sentence kept, as the graph keeps
+    it). An end the extraction does not list is named from ``graph`` (an entity an earlier run stored). With
+    ``chunk_ids``, only relations one of those chunks states (a resumed run writes only the chunks it has left).
+    """
+    names = {e.id: e.name for e in extraction.entities}
+    by_id: dict[str, Fact] = {}
+    for relation in extraction.relations:
+        if not relation.chunk_ids or (chunk_ids is not None and chunk_ids.isdisjoint(relation.chunk_ids)):
+            continue
+        known = by_id.get(relation.id)
+        if known is not None:
+            stating = tuple(dict.fromkeys((*known.chunk_ids, *relation.chunk_ids)))
+            by_id[relation.id] = replace(known, chunk_ids=stating)
+            continue
+        by_id[relation.id] = Fact(
+            relation.id,
+            relation.source_id,
+            names.get(relation.source_id, ""),
+            relation.type,
+            relation.target_id,
+            names.get(relation.target_id, ""),
+            relation.description,
+            tuple(relation.chunk_ids),
+        )
+    unnamed = sorted({e for f in by_id.values() for e in (f.source_id, f.target_id) if e not in names})
+    if unnamed and graph is not None:
+        names.update({e.id: e.name for e in graph.get_entities(unnamed)})
+        by_id = {
+            i: replace(f, source=names.get(f.source_id, ""), target=names.get(f.target_id, ""))
+            for i, f in by_id.items()
+        }
+    return [by_id[i] for i in sorted(by_id)]
+
+
+def fact_points(
+    facts: Sequence[Fact], embedder: SliceEmbedder, control: IngestControl | None = None
+) -> list[VectorPoint]:
+    """The points of ``facts``: each fact's vector and text (``fact_embedding_text``), its payload as extracted."""
+    texts = [fact_embedding_text(f) for f in facts]
+    vectors = embed_all(embedder, texts, control)
+    return [
+        VectorPoint(f.id, vector, text, fact_payload(f)) for f, vector, text in zip(facts, vectors, texts, strict=True)
+    ]
