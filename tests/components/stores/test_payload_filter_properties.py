@@ -168,6 +168,23 @@ def test_search_filters_reach_the_store_query_with_their_meaning(
     assert {h.id for h in hits} == {p.id for p in POINTS if meets(p)}
 
 
+@PROPERTY_SETTINGS
+@given(documents=st.lists(st.sampled_from(DOCUMENTS), max_size=3, unique=True), probe=st.sampled_from(POINTS))
+def test_a_fact_search_within_documents_keeps_facts_every_passage_of_which_is_there(
+    store: VectorStore, documents: list[str], probe: VectorPoint
+) -> None:
+    current = PayloadFilter(((STATUS_FIELD, CURRENT),))
+    condition = payload_filter_for(VectorCollection.FACTS, current, SearchFilters(document_ids=tuple(documents)))
+    hits = store.query(probe.dense, "robot", limit=len(POINTS), payload_filter=condition)
+
+    def meets(point: VectorPoint) -> bool:
+        listed = set(point.payload.get(LISTED, []))
+        inside = not documents or (bool(listed & set(documents)) and listed <= set(documents))
+        return point.payload.get(STATUS_FIELD) == CURRENT and inside
+
+    assert {h.id for h in hits} == {p.id for p in POINTS if meets(p)}
+
+
 def test_the_points_cover_every_case_the_properties_need(tmp_path: Path) -> None:
     """The fixed points have missing fields and every value, so no filter case is vacuous."""
     for key, values in FIELDS.items():
