@@ -1,4 +1,4 @@
-"""The embed phase of ingestion: vectors for the searchable chunks (journaled per document), new entities, facts."""
+"""The embed phase of ingestion: vectors for the searchable chunks and the new entities, journaled per document."""
 
 from __future__ import annotations
 
@@ -9,20 +9,21 @@ from prefect.cache_policies import NO_CACHE
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
-from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.embedders.embedding_texts import chunk_embedding_text, entity_embedding_text
 from agrag.components.stores.vector_payloads import chunk_payload, entity_payload
 from agrag.components.stores.vector_store import VectorPoint
 from agrag.flows.embed_fanout import SliceEmbedder, embed_all, packed
-from agrag.flows.fact_points import fact_points
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_tasks import Phase, PhaseOutput, document_key, document_runs, grouped_by_document
 
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedPoints:
-    """The vector points one ingest writes: searchable chunks, new entities, facts; where the chunks were embedded."""
+    """The vector points one ingest writes: searchable chunks, new entities, facts; where the chunks were embedded.
+
+    The facts' vectors are made from the chunks' and entities' (``fact_points``), after those are embedded.
+    """
 
     chunks: list[VectorPoint]
     entities: list[VectorPoint]
@@ -40,9 +41,8 @@ def embed(
     *,
     phase: Phase,
     control: IngestControl | None = None,
-    facts: list[Fact] | None = None,
 ) -> PhaseOutput[EmbeddedPoints]:
-    """Embed the searchable chunks, the entities that have no vectors yet (merged ones too, for an undo) and ``facts``.
+    """Embed the searchable chunks and the entities that have no vectors yet (merged ones too, for an undo).
 
     The chunks go to ``embedder`` in slices of whole documents; each slice's vectors are journaled per document as
     soon as they arrive (from this process or a Dask worker, in any order), so a killed run or worker loses only
@@ -71,5 +71,4 @@ def embed(
         VectorPoint(e.id, vector, text, entity_payload(e, merged=e.id in merged))
         for e, vector, text in zip(entities, embed_all(embedder, entity_texts, control), entity_texts, strict=True)
     ]
-    embedded = EmbeddedPoints(chunk_points, entity_points, embedder.where, fact_points(facts or [], embedder, control))
-    return PhaseOutput(embedded, reused=len(documents) - len(todo))
+    return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, embedder.where), reused=len(documents) - len(todo))

@@ -1,23 +1,24 @@
-"""The fact points an ingestion or a re-extraction writes: one per relation its extraction found, embedded once.
+"""The fact points an ingestion or a re-extraction writes: one per relation its extraction found.
 
-Every relation the run writes gets its point written again (pending, see ``PendingVectors``), even when the facts
-collection holds one already: the commit that writes the relation settles the point from the graph, and a point
-that an earlier commit of the same run deleted (its relation lost its last passage there) is written back.
+A fact's vector is made from its passage's and its ends' (``fact_vectors``): no model runs for facts. Every relation
+the run writes gets its point written again (pending, see ``PendingVectors``), even when the facts collection holds
+one already: the commit that writes the relation settles the point from the graph, and a point that an earlier commit
+of the same run deleted (its relation lost its last passage there) is written back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from agrag.components.data_models.extraction import Extraction
 from agrag.components.data_models.fact import Fact
-from agrag.components.embedders.embedding_texts import fact_embedding_text
+from agrag.components.embedders.embedding_texts import fact_keyword_text
+from agrag.components.embedders.fact_vectors import fact_vector
 from agrag.components.stores.graph_read_roles import GraphRetrievalReader
 from agrag.components.stores.vector_payloads import fact_payload
-from agrag.components.stores.vector_store import VectorPoint
-from agrag.flows.embed_fanout import SliceEmbedder, embed_all
-from agrag.flows.ingest_control import IngestControl
+from agrag.components.stores.vector_store import VectorPoint, VectorStore
 
 
 def extraction_facts(
@@ -59,12 +60,39 @@ def extraction_facts(
     return [by_id[i] for i in sorted(by_id)]
 
 
+def stored_vectors(
+    store: VectorStore, ids: Sequence[str], known: Sequence[VectorPoint] = ()
+) -> dict[str, Sequence[float]]:
+    """The dense vector of each of ``ids``: from ``known`` (points not written yet), else as ``store`` holds it."""
+    vectors: dict[str, Sequence[float]] = {p.id: p.dense for p in known}
+    missing = sorted(set(ids) - vectors.keys())
+    vectors.update({p.id: p.dense for p in store.fetch(missing, with_vectors=True)} if missing else {})
+    return vectors
+
+
+def vector_of(
+    chunk_ids: Sequence[str],
+    source_id: str,
+    target_id: str,
+    passages: Mapping[str, Sequence[float]],
+    ends: Mapping[str, Sequence[float]],
+) -> array[float] | None:
+    """A fact's vector (``fact_vector``): its first chunk (by id) ``passages`` holds, its ends in ``ends``."""
+    passage = next((passages[c] for c in sorted(chunk_ids) if c in passages), None)
+    return fact_vector(passage, [ends[e] for e in (source_id, target_id) if e in ends])
+
+
 def fact_points(
-    facts: Sequence[Fact], embedder: SliceEmbedder, control: IngestControl | None = None
+    facts: Sequence[Fact], passages: Mapping[str, Sequence[float]], ends: Mapping[str, Sequence[float]]
 ) -> list[VectorPoint]:
-    """The points of ``facts``: each fact's vector and text (``fact_embedding_text``), its payload as extracted."""
-    texts = [fact_embedding_text(f) for f in facts]
-    vectors = embed_all(embedder, texts, control)
-    return [
-        VectorPoint(f.id, vector, text, fact_payload(f)) for f, vector, text in zip(facts, vectors, texts, strict=True)
-    ]
+    """The points of ``facts``: vectors made from their passages' and ends' (``vector_of``), no model run.
+
+    Each point's keyword text is ``fact_keyword_text``, its payload ``fact_payload``. A fact with neither a passage
+    nor an end vector gets no point.
+    """
+    points = []
+    for fact in facts:
+        vector = vector_of(fact.chunk_ids, fact.source_id, fact.target_id, passages, ends)
+        if vector is not None:
+            points.append(VectorPoint(fact.id, vector, fact_keyword_text(fact), fact_payload(fact)))
+    return points

@@ -242,6 +242,7 @@ def _ingest_changed(
             resolved.merged,
             embedder,
             facts=extraction_facts(resolved.resolution.extraction, store.graph, {c.id for c in chunks}),
+            entity_vectors=store.entities,
             journal=journal,
             control=clock.control,
             parallel=ingest.parallel,

@@ -23,10 +23,12 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.extractors.llm_entity_extractor import LLMEntityExtractor
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.components.stores.vector_store import VectorStore
 from agrag.flows import embed_task
 from agrag.flows import ingest_tasks as tasks
 from agrag.flows.embed_fanout import slice_embedder
 from agrag.flows.embed_task import EmbeddedPoints
+from agrag.flows.fact_points import fact_points, stored_vectors
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_tasks import ExtractionOutcome, Phase, PhaseOutput
 from agrag.flows.stage_clock import as_is
@@ -213,19 +215,23 @@ def embed_groups(
     embedder: SentenceTransformersTextEmbedder,
     *,
     facts: list[Fact],
+    entity_vectors: VectorStore,
     journal: SqlitePhaseJournal,
     control: IngestControl | None,
     parallel: ParallelConfig,
     dask_address: str | None,
 ) -> PhaseOutput[EmbeddedPoints]:
-    """Embed each group's chunks under its own embed hash (the entities and ``facts`` once, with the first group).
+    """Embed each group's chunks under its own embed hash (the entities once, with the first group), then ``facts``.
+
+    A fact's vector is made from its passage's and its ends' (``fact_points``): the ends stored before this run are
+    read from ``entity_vectors`` (the entities collection).
 
     A batch of at least ``parallel.min_chunks`` searchable chunks, with ``parallel.workers`` above 0, is embedded
     on Dask workers (a local cluster started for this stage, or the scheduler at ``dask_address``).
     """
     searchable = sum(c.searchable for c in chunks)
     with slice_embedder(parallel, dask_address, embedder, searchable) as slices:
-        chunk_points, entity_points, fact_points, reused = [], [], [], 0
+        chunk_points, entity_points, reused = [], [], 0
         for index, group in enumerate(groups or [PlanGroup(IngestConfig(), [], PhaseHashes("", "", "", ""))]):
             ids = {d.document.id for d in group.documents}
             out = embed_task.embed(
@@ -236,13 +242,13 @@ def embed_groups(
                 as_is(slices),
                 phase=Phase(journal, group.hashes.embed),
                 control=control,
-                facts=as_is(facts if index == 0 else []),
             )
             chunk_points += out.value.chunks
             entity_points += out.value.entities
-            fact_points += out.value.facts
             reused += out.reused
-        return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, slices.where, fact_points), reused)
+        ends = stored_vectors(entity_vectors, [e for f in facts for e in (f.source_id, f.target_id)], entity_points)
+        stated = fact_points(facts, {p.id: p.dense for p in chunk_points}, ends)
+        return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, slices.where, stated), reused)
 
 
 def resolution_of(plans: dict[str, FilePlan], ingest: IngestConfig) -> tuple[ResolutionConfig, dict[str, FilePlan]]:

@@ -33,8 +33,7 @@ from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import entity_payload
 from agrag.components.stores.vector_store import MERGED_STATUS, VectorCollection, VectorPoint
 from agrag.flows.community_tasks import mark_communities_stale
-from agrag.flows.embed_fanout import InProcessEmbedding
-from agrag.flows.fact_points import extraction_facts, fact_points
+from agrag.flows.fact_points import extraction_facts, fact_points, stored_vectors
 from agrag.pipelines.ingest_components import PhaseHashes
 
 BEFORE = "reextract-before"
@@ -62,15 +61,18 @@ def replace_links(
 ) -> LinksReplaced:
     """Replace what ``chunk_ids`` (one document's current chunks) link to with ``resolution``'s extraction.
 
-    Only entities without a vector are embedded, and every fact of the new extraction, outside the write lock; the
-    write is one commit (``store.committing()``).
+    Only entities without a vector are embedded, outside the write lock, and each fact of the new extraction gets a
+    vector made from its chunk's and its ends'; the write is one commit (``store.committing()``).
     """
     journal = store.journal
     assert journal is not None  # checked when the documents were selected
     extraction = resolution.extraction
     merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
     points = _new_points(store, list(extraction.entities), set(merged), embedder)
-    facts = fact_points(extraction_facts(extraction, store.graph), InProcessEmbedding(embedder))
+    stated = extraction_facts(extraction, store.graph)
+    passages = stored_vectors(store.chunks, [c for f in stated for c in f.chunk_ids])
+    ends = stored_vectors(store.entities, [e for f in stated for e in (f.source_id, f.target_id)], points)
+    facts = fact_points(stated, passages, ends)
     before_key = PhaseKey(subject, BEFORE, hashes.resolve)
     run_key = PhaseKey(subject, RUN_ID, hashes.resolve)
     graph = store.graph

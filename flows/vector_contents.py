@@ -21,7 +21,7 @@ from agrag.components.embedders.embedding_texts import (
     chunk_embedding_text,
     community_report_text,
     entity_embedding_text,
-    fact_embedding_text,
+    fact_keyword_text,
 )
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.vector_payloads import chunk_payload, community_payload, entity_payload, fact_payload
@@ -64,7 +64,7 @@ def community_content(community: Community) -> PointContent:
 
 def fact_content(fact: Fact) -> PointContent:
     """A fact's point as a commit settles it: its text, and the current passages that state it."""
-    return PointContent(fact.id, fact_embedding_text(fact), fact_payload(fact))
+    return PointContent(fact.id, fact_keyword_text(fact), fact_payload(fact))
 
 
 @dataclass(frozen=True, slots=True)

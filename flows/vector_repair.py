@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.disk_space import BYTES_PER_POINT
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.vector_payloads import CHUNK_IDS
 from agrag.components.stores.vector_store import VectorCollection, VectorStore
+from agrag.flows.fact_points import stored_vectors, vector_of
 from agrag.flows.vector_contents import CollectionContents, collection_contents
 from agrag.pipelines.store_factory import VectorDamage, vector_damage
 
@@ -99,6 +101,29 @@ def _embed_into(
     return written
 
 
+def _derive_facts(store: KnowledgeStore, contents: CollectionContents, tell: Progress) -> int:
+    """Write each slice of the facts' points with vectors made from the stored chunk and entity vectors.
+
+    As ingestion makes them (``fact_points``): no model runs. Runs after the chunks and entities were repaired.
+    """
+    written = 0
+    for part in contents.slices():
+        items = contents.read(part)
+        passages = stored_vectors(store.chunks, [c for i in items for c in i.payload[CHUNK_IDS]])
+        ends = stored_vectors(store.entities, [i.payload[end] for i in items for end in ("source_id", "target_id")])
+        points = []
+        for item in items:
+            payload = item.payload
+            vector = vector_of(payload[CHUNK_IDS], payload["source_id"], payload["target_id"], passages, ends)
+            if vector is not None:
+                points.append(item.with_vector(vector))
+        with store.writing():
+            store.facts.upsert(points)
+        written += len(points)
+        tell(VectorCollection.FACTS.value, written)
+    return written
+
+
 def repair_vectors(
     store: KnowledgeStore,
     embedder: SentenceTransformersTextEmbedder,
@@ -127,8 +152,13 @@ def repair_vectors(
     if plan.contents:
         store.require_room(plan.room, plan.doing, REPAIR_KEPT)
     tell = progress or (lambda _collection, _written: None)
+    # in collection order: chunks and entities (when damaged too) come back before the facts made from them
     written = {
-        contents.collection.value: _embed_into(store, embedder, store.vectors(contents.collection), contents, tell)
+        contents.collection.value: (
+            _derive_facts(store, contents, tell)
+            if contents.collection is VectorCollection.FACTS
+            else _embed_into(store, embedder, store.vectors(contents.collection), contents, tell)
+        )
         for contents in plan.contents
     }
     return VectorRepair(plan.damage, written)

@@ -1,7 +1,8 @@
 """The text each kind of stored item is embedded from: one builder per kind, used by every writer of its vectors.
 
 Ingestion, re-extraction, community reports and vector repair all embed through these, so a vector rebuilt later
-is the vector first written. The text is also stored with the point (its keyword index is built from it).
+is the vector first written. The text is also stored with the point (its keyword index is built from it). A fact's
+text is its keyword text only (``fact_keyword_text``): its dense vector is made from vectors (``fact_vectors``).
 
 ``entity_comparison_text`` is not a stored vector's text: it is what entity resolution compares near misses by.
 """
@@ -79,17 +80,16 @@ def fact_statement(fact: Fact) -> str:
     return f"{fact.source} {predicate_words(fact.type)} {fact.target}"
 
 
-def fact_embedding_text(fact: Fact) -> str:
-    """What a fact's vectors are computed from: ``"subject predicate object: sentence"``.
+def fact_keyword_text(fact: Fact) -> str:
+    """What a fact's keyword (BM25) leg indexes: ``"subject predicate object: sentence"``.
 
-    The statement first, so the facts of one sentence differ (a sentence naming three people states three facts)
-    and the predicate is searchable by its words; then the sentence, which says more than a ``RELATED_TO`` does. On
-    notes_dev (offline extraction, MiniLM) the fact recipe found R@5 55.0 with this text, 54.6 with the sentence
-    alone and 45.4 with the statement alone (both legs reading the same text in each).
+    The statement first, so a predicate's words and the ends' names find it; then the sentence. A fact's dense vector
+    is made from its passage's and its ends' vectors instead (``fact_vectors``): embedding this text measured worse
+    and cost more.
 
     Usage:
         ```python
-        fact_embedding_text(fact)  # "Victor Hale owns Osprey Ceramics: Victor Hale has owned it since 2019."
+        fact_keyword_text(fact)  # "Victor Hale owns Osprey Ceramics: Victor Hale has owned it since 2019."
         ```
     """
     statement = fact_statement(fact)

@@ -10,7 +10,7 @@ from types import TracebackType
 from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.data_models.retirement import Retirement
 from agrag.components.disk_space_errors import COMMITTED_STAYS
-from agrag.components.embedders.embedding_texts import fact_embedding_text
+from agrag.components.embedders.embedding_texts import fact_keyword_text
 from agrag.components.errors import StoreError
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.disk_space import DiskSpace
@@ -196,7 +196,7 @@ class KnowledgeStore:
                 if point.id in support:
                     payload = {**point.payload, **fact_support(support[point.id]), STATUS_FIELD: CURRENT}
                     fact = fact_from_payload(point)
-                    kept.append(VectorPoint(point.id, point.dense, fact_embedding_text(fact), payload))
+                    kept.append(VectorPoint(point.id, point.dense, fact_keyword_text(fact), payload))
             self.facts.upsert(kept)
             self.facts.delete(sorted({p.id for p in points} - support.keys()))
 

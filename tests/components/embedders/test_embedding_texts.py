@@ -11,7 +11,7 @@ from agrag.components.embedders.embedding_texts import (
     community_report_text,
     entity_comparison_text,
     entity_embedding_text,
-    fact_embedding_text,
+    fact_keyword_text,
     predicate_words,
 )
 
@@ -67,9 +67,9 @@ def test_a_community_without_a_report_has_no_text() -> None:
 
 def test_a_fact_is_embedded_as_its_statement_then_its_sentence() -> None:
     owns = Fact("r1", "e1", "Victor Hale", "owns", "e2", "Osprey Ceramics", "Victor Hale owns Osprey Ceramics.")
-    assert fact_embedding_text(owns) == "Victor Hale owns Osprey Ceramics: Victor Hale owns Osprey Ceramics."
+    assert fact_keyword_text(owns) == "Victor Hale owns Osprey Ceramics: Victor Hale owns Osprey Ceramics."
     named = Fact("r2", "e3", "Krill-9", "RELATED_TO", "e4", "Dr. Cathcart")
-    assert fact_embedding_text(named) == "Krill-9 related to Dr. Cathcart", "no sentence: the statement alone"
+    assert fact_keyword_text(named) == "Krill-9 related to Dr. Cathcart", "no sentence: the statement alone"
     assert owns.statement == "Victor Hale -[owns]-> Osprey Ceramics"
 
 
