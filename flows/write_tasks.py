@@ -155,7 +155,7 @@ def _upsert_and_release(pending: PendingVectors, points: EmbeddedPoints) -> None
     """
     pending.add(VectorCollection.CHUNKS, points.chunks)
     pending.add(VectorCollection.ENTITIES, points.entities)
-    pending.add(VectorCollection.FACTS, points.facts)
+    pending.add(VectorCollection.FACTS, points.facts, as_written=True)  # an empty graph gets exactly these relations
     points.chunks.clear()  # the caller's lists: the flow keeps its EmbeddedPoints until the stage returns
     points.entities.clear()
     points.facts.clear()

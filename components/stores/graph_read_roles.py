@@ -224,10 +224,11 @@ class GraphFactReader(Protocol):
     Callers: ``KnowledgeStore`` (settling the fact points of a commit), ``agrag repair`` and ``agrag status``.
     """
 
-    def fact_support(self, relations: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
-        """The current chunks that state each relation, asked for as ``(relation id, source record id)``, by id.
+    def stated_facts(self, relations: Sequence[tuple[str, str]]) -> dict[str, Fact]:
+        """Each relation asked for as ``(relation id, source record id)``, as a fact, by id.
 
-        A relation that is not stored, or that no current (committed) chunk states, is missing.
+        With its records' names, its type and sentence, and the current (committed) chunks that state it; a relation
+        that is not stored, or that no current chunk states, is missing.
         """
         ...
 

@@ -21,7 +21,7 @@ from agrag.components.stores.read_write_lock import ReadWriteLock
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.store_registry import unregister_store
 from agrag.components.stores.store_spec import StoreSpec
-from agrag.components.stores.vector_payloads import CHUNK_IDS, fact_from_payload, fact_support
+from agrag.components.stores.vector_payloads import CHUNK_IDS, fact_payload
 from agrag.components.stores.vector_store import (
     CURRENT,
     MERGED_STATUS,
@@ -182,23 +182,26 @@ class KnowledgeStore:
     def settle_facts(self, fact_ids: Sequence[str]) -> None:
         """Give each of these fact points what the graph holds now: the current passages that state its relation.
 
-        A point whose relation some current passage states is written again, current, with those passages and their
-        documents in its payload; one whose relation is gone, or stated by no current passage, is deleted. Called
+        A point whose relation some current passage states is written again, current, with the fact as the graph
+        holds it (its records' names, its sentence, those passages and their documents: what ``agrag repair`` and
+        ``migrate-vectors`` write) and its vector; one whose relation is gone, or stated by no current passage, is
+        deleted. Called
         after a commit's graph statements (``PendingVectors.apply``) and when a data dir is opened with points a
         killed commit left pending; the caller holds ``writing()``.
         """
         ids = sorted(set(fact_ids))
+        if not ids:
+            return
         for start in range(0, len(ids), FACT_SLICE):
             points = self.facts.fetch(ids[start : start + FACT_SLICE], with_vectors=True)
-            support = self.graph.fact_support([(p.id, str(p.payload.get("source_id", ""))) for p in points])
-            kept = []
-            for point in points:
-                if point.id in support:
-                    payload = {**point.payload, **fact_support(support[point.id]), STATUS_FIELD: CURRENT}
-                    fact = fact_from_payload(point)
-                    kept.append(VectorPoint(point.id, point.dense, fact_keyword_text(fact), payload))
+            stated = self.graph.stated_facts([(p.id, str(p.payload.get("source_id", ""))) for p in points])
+            kept = [
+                VectorPoint(p.id, p.dense, fact_keyword_text(stated[p.id]), fact_payload(stated[p.id]))
+                for p in points
+                if p.id in stated
+            ]
             self.facts.upsert(kept)
-            self.facts.delete(sorted({p.id for p in points} - support.keys()))
+            self.facts.delete(sorted({p.id for p in points} - stated.keys()))
 
     def facts_of(self, chunk_ids: Sequence[str] = (), entity_ids: Sequence[str] = ()) -> list[str]:
         """The stored fact points that these chunks state, or that start or end at these entity records, by id."""

@@ -60,19 +60,20 @@ class PendingVectors:
         # point id -> the status it gets once the graph committed; None: the point is deleted then
         self._then: dict[VectorCollection, dict[str, str | None]] = {c: {} for c in self._stores}
 
-    def add(self, collection: VectorCollection, points: Sequence[VectorPoint]) -> None:
+    def add(self, collection: VectorCollection, points: Sequence[VectorPoint], *, as_written: bool = False) -> None:
         """Write ``points`` now as pending; once applied, each gets the status its payload names (else current).
 
-        Fact points get what the graph says once committed (``FROM_GRAPH``), whatever their payload says.
+        Fact points get what the graph says once committed (``FROM_GRAPH``), whatever their payload says, unless
+        ``as_written``: their payloads are what the graph will hold (a first load into an empty graph, whose relations
+        are exactly these), and they only turn current.
         """
         if not points:
             return
         self._stores[collection].upsert(points, status=PENDING)
         then = self._then[collection]
+        settled = collection is VectorCollection.FACTS and not as_written
         for point in points:
-            then[point.id] = (
-                FROM_GRAPH if collection is VectorCollection.FACTS else str(point.payload.get(STATUS_FIELD, CURRENT))
-            )
+            then[point.id] = FROM_GRAPH if settled else str(point.payload.get(STATUS_FIELD, CURRENT))
 
     def touch_facts(self, ids: Sequence[str]) -> None:
         """Hide the stored fact points ``ids`` now; once applied they get what the graph says (``FROM_GRAPH``)."""
@@ -96,14 +97,11 @@ class PendingVectors:
     def apply(self) -> None:
         """Give every staged point the status it is to have, and delete those to go: after the graph committed."""
         for collection, then in self._then.items():
-            if collection is VectorCollection.FACTS:
-                self._settle_facts(sorted(then))
-                then.clear()
-                continue
             store = self._stores[collection]
             by_status: dict[str | None, list[str]] = defaultdict(list)
             for point_id, status in then.items():
                 by_status[status].append(point_id)
+            self._settle_facts(sorted(by_status.pop(FROM_GRAPH, [])))
             for status, point_ids in sorted(by_status.items(), key=lambda item: item[0] or ""):
                 if status is None:
                     store.delete(point_ids)

@@ -102,7 +102,7 @@ def community_from_payload(hit: VectorHit) -> Community:
     )
 
 
-# The fact payload's fields that change as passages come and go (``fact_support``); the others are fixed by the fact.
+# The fact payload's fields of its passages: what a retirement finds it by, and what a document scope filters on.
 CHUNK_IDS = "chunk_ids"
 DOCUMENT_IDS = "document_ids"
 

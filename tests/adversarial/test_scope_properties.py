@@ -106,7 +106,8 @@ class ScopeOracle:
             assert item.chunk_ids, f"relation {item.id} has no source passage"
             assert all(document_id_of(c) in self.scope for c in item.chunk_ids), f"relation {item.id} is stated outside"
         elif isinstance(item, Fact):
-            stated = self.graph.fact_support([(item.id, item.source_id)]).get(item.id, [])
+            found = self.graph.stated_facts([(item.id, item.source_id)]).get(item.id)
+            stated = found.chunk_ids if found is not None else ()
             assert item.passages and stated, f"fact {item.id} has no current passage"
             assert all(document_id_of(c) in self.scope for c in stated), f"fact {item.statement} is stated outside"
             assert {item.source.casefold(), item.target.casefold()} <= set(self._names(item)), item.statement

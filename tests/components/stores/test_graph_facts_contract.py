@@ -22,14 +22,18 @@ def test_each_relation_is_stated_by_its_current_chunks(
     reader: GraphFactReader, graph_corpus: tuple[GraphStore, Corpus]
 ) -> None:
     _, corpus = graph_corpus
-    support = reader.fact_support([*_asked(corpus, "wrote", "employs"), ("r-unknown", ID["Maria Chen"])])
-    assert support == {
-        corpus.relations["wrote"].id: [corpus.chunk("a", 1)],
-        corpus.relations["employs"].id: [corpus.chunk("b", 1)],
+    stated = reader.stated_facts([*_asked(corpus, "wrote", "employs"), ("r-unknown", ID["Maria Chen"])])
+    assert {i: f.chunk_ids for i, f in stated.items()} == {
+        corpus.relations["wrote"].id: (corpus.chunk("a", 1),),
+        corpus.relations["employs"].id: (corpus.chunk("b", 1),),
     }
+    wrote = stated[corpus.relations["wrote"].id]
+    assert (wrote.source, wrote.type, wrote.target) == ("Maria Chen", "WROTE", "Orion Planner")
+    assert wrote.description == "Maria Chen WROTE Orion Planner"
+    assert stated == {f.id: f for f in reader.supported_facts() if f.id in stated}, "one fact, read either way"
     # asked from the wrong end, a relation is not found (the lookup starts from its source record)
-    assert reader.fact_support([(corpus.relations["wrote"].id, ID["Orion Planner"])]) == {}
-    assert reader.fact_support([]) == {}
+    assert reader.stated_facts([(corpus.relations["wrote"].id, ID["Orion Planner"])]) == {}
+    assert reader.stated_facts([]) == {}
 
 
 def test_a_chunk_counts_once_committed_and_until_retired(
@@ -43,10 +47,11 @@ def test_a_chunk_counts_once_committed_and_until_retired(
     store.upsert_mentions([Mention(new[1].id, ID["Maria Chen"], 1), Mention(new[1].id, ID["Orion Planner"], 1)])
     store.upsert_relations([Relation(wrote.id, wrote.source_id, wrote.target_id, wrote.type, (new[1].id,))])
     # the new version is written but not committed: only the old chunk states the relation
-    assert reader.fact_support(_asked(corpus, "wrote")) == {wrote.id: [corpus.chunk("a", 1)]}
+    assert reader.stated_facts(_asked(corpus, "wrote"))[wrote.id].chunk_ids == (corpus.chunk("a", 1),)
     store.retire_chunks(superseded, incoming=[c.id for c in new])
     store.commit_documents([(v2, len(new))], "hash-2")
-    assert reader.fact_support(_asked(corpus, "wrote", "uses")) == {wrote.id: [new[1].id]}, "uses lost its chunk"
+    after = reader.stated_facts(_asked(corpus, "wrote", "uses"))
+    assert {i: f.chunk_ids for i, f in after.items()} == {wrote.id: (new[1].id,)}, "uses lost its chunk"
 
 
 def test_supported_facts_name_their_ends_and_list_their_current_chunks(
