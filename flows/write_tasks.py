@@ -209,13 +209,13 @@ def _write_batch(
     store.graph.upsert_mentions(batch.mentions)
     store.graph.upsert_about(batch.about)
     store.graph.upsert_relations(batch.relations)
-    pending.add(VectorCollection.FACTS, batch.fact_points)
     if batch.decisions or batch.candidates:
         store.graph.apply_resolution(batch.decisions, batch.candidates, run_id, positions=batch.positions)
     pending.change(VectorCollection.ENTITIES, sorted(batch.merged), MERGED_STATUS)
     # after the new version's links, so what it still supports stays (and what later batches name)
     incoming = [c.id for c in batch.chunks]
     retirement = store.retire_chunks(superseded, keep=batch.keep, pending=pending, incoming=incoming)
+    store.write_facts(pending, batch.fact_points, incoming)  # as the commit will leave them: the last write before it
     named = {m.entity_id for m in (*batch.mentions, *batch.about)} | set(retirement.touched)
     mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
     _commit(store, batch, phase, recorded)

@@ -224,11 +224,12 @@ class GraphFactReader(Protocol):
     Callers: ``KnowledgeStore`` (settling the fact points of a commit), ``agrag repair`` and ``agrag status``.
     """
 
-    def stated_facts(self, relations: Sequence[tuple[str, str]]) -> dict[str, Fact]:
+    def stated_facts(self, relations: Sequence[tuple[str, str]], incoming: Sequence[str] = ()) -> dict[str, Fact]:
         """Each relation asked for as ``(relation id, source record id)``, as a fact, by id.
 
-        With its records' names, its type and sentence, and the current (committed) chunks that state it; a relation
-        that is not stored, or that no current chunk states, is missing.
+        With its records' names, its type and sentence, and the current (committed) chunks that state it, the
+        uncommitted ``incoming`` ones counted current too (a commit being written); a relation that is not stored,
+        or that no such chunk states, is missing.
         """
         ...
 

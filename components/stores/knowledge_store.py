@@ -203,6 +203,33 @@ class KnowledgeStore:
             self.facts.upsert(kept)
             self.facts.delete(sorted({p.id for p in points} - stated.keys()))
 
+    def write_facts(self, pending: PendingVectors, points: Sequence[VectorPoint], incoming: Sequence[str]) -> None:
+        """Write a commit's fact points as they will be once its last graph statement has run: one write each.
+
+        Called right before that statement, once the commit's relations are written and its older chunks retired:
+        each of ``points`` (the facts of the relations it wrote) and each fact point it touched (``touch_facts``) is
+        read from the graph with ``incoming`` (its chunks) counted current, and written pending with the fact as the
+        graph will hold it, to turn current when applied; one no passage will state is deleted then. The alternative,
+        settling after the commit (``settle_facts``), writes each point twice. A kill before the commit leaves them
+        pending, and the next open settles them from the graph (whose chunks of this commit are not committed).
+        """
+        new = {p.id: (p.dense, p.payload) for p in points}
+        touched = [i for i in pending.facts_from_graph() if i not in new]
+        stored = {p.id: (p.dense, p.payload) for p in self.facts.fetch(touched, with_vectors=True)} if touched else {}
+        written = {**new, **stored}
+        if not written:
+            return
+        asked = [(i, str(payload.get("source_id", ""))) for i, (_, payload) in written.items()]
+        stated = self.graph.stated_facts(asked, incoming)
+        final = [
+            VectorPoint(i, dense, fact_keyword_text(stated[i]), fact_payload(stated[i]))
+            for i, (dense, _) in written.items()
+            if i in stated
+        ]
+        pending.add(VectorCollection.FACTS, final, as_written=True)
+        gone = sorted(self.facts.existing_ids([i for i in written if i not in stated]))
+        pending.change(VectorCollection.FACTS, gone, None)
+
     def facts_of(self, chunk_ids: Sequence[str] = (), entity_ids: Sequence[str] = ()) -> list[str]:
         """The stored fact points that these chunks state, or that start or end at these entity records, by id."""
         found: set[str] = set()

@@ -90,6 +90,10 @@ class PendingVectors:
         for point_id in ids:
             self._then[collection][point_id] = then
 
+    def facts_from_graph(self) -> list[str]:
+        """The fact points this commit will settle from the graph once applied (``FROM_GRAPH``), by id."""
+        return sorted(i for i, then in self._then[VectorCollection.FACTS].items() if then == FROM_GRAPH)
+
     def ids(self, collection: VectorCollection) -> list[str]:
         """The points of ``collection`` this commit made pending, by id."""
         return sorted(self._then[collection])

@@ -13,12 +13,13 @@ from agrag.components.stores.kuzu.id_lookups import KuzuIdLookups
 class KuzuFactReads(KuzuIdLookups):
     """The support of relations as the facts collection mirrors it: current chunks only."""
 
-    def stated_facts(self, relations: Sequence[tuple[str, str]]) -> dict[str, Fact]:
+    def stated_facts(self, relations: Sequence[tuple[str, str]], incoming: Sequence[str] = ()) -> dict[str, Fact]:
         """Each relation as a fact: its records' names, its type and sentence, the current chunks that state it.
 
         Asked for as ``(relation id, source record id)``, keyed by id. A relation that is not stored, or that no
         current chunk states, is missing. What the graph has committed: an uncommitted chunk (of a version still being
-        written) is not current. On a graph of many entities per relation asked, each relation is read by its own
+        written) is not current, unless it is one of ``incoming`` (the chunks of the commit being written, read as
+        its commit will leave them). On a graph of many entities per relation asked, each relation is read by its own
         statement from its source (as ``KuzuIdLookups`` does).
         """
         rows = [{"id": relation_id, "a": source_id} for relation_id, source_id in sorted(set(relations))]
@@ -26,7 +27,8 @@ class KuzuFactReads(KuzuIdLookups):
             read = [hit for row in rows for hit in self._run(cy.ONE_RELATION_FACT, row)]
         else:
             read = self._run_batched(cy.RELATION_FACTS, "rows", rows)
-        return self._stated(read, self._current_chunks([c for row in read for c in row[7] or ()]))
+        stating = [c for row in read for c in row[7] or ()]
+        return self._stated(read, self._current_chunks(stating) | (set(stating) & set(incoming)))
 
     def supported_facts(self) -> list[Fact]:
         """Every relation a current chunk states, as a fact with its records' names and its current chunks, by id."""

@@ -48,6 +48,9 @@ def test_a_chunk_counts_once_committed_and_until_retired(
     store.upsert_relations([Relation(wrote.id, wrote.source_id, wrote.target_id, wrote.type, (new[1].id,))])
     # the new version is written but not committed: only the old chunk states the relation
     assert reader.stated_facts(_asked(corpus, "wrote"))[wrote.id].chunk_ids == (corpus.chunk("a", 1),)
+    # read as the commit being written will leave it, the new chunk counts
+    as_committed = reader.stated_facts(_asked(corpus, "wrote"), incoming=[new[1].id])
+    assert as_committed[wrote.id].chunk_ids == tuple(sorted((corpus.chunk("a", 1), new[1].id)))
     store.retire_chunks(superseded, incoming=[c.id for c in new])
     store.commit_documents([(v2, len(new))], "hash-2")
     after = reader.stated_facts(_asked(corpus, "wrote", "uses"))

@@ -12,6 +12,7 @@ from agrag.components.data_models.fact import Fact
 from agrag.components.errors import StoreError
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
+from agrag.components.stores.pending_vectors import PendingVectors
 from agrag.components.stores.qdrant_edge_vector_store import QdrantEdgeVectorStore
 from agrag.components.stores.vector_payloads import fact_payload
 from agrag.components.stores.vector_store import CURRENT, PENDING, STATUS_FIELD, VectorCollection, VectorPoint
@@ -122,3 +123,53 @@ def test_facts_are_found_by_their_passages_and_their_ends(stores: tuple[Knowledg
     )
     assert store.facts_of(entity_ids=[ID["Maria Chen"]]) == sorted([ids["wrote"], ids["employs"]])
     assert store.facts_of() == []
+
+
+def _new_version(store: KnowledgeStore, corpus: Corpus) -> tuple[list[str], list[str]]:
+    """Write version 2 of document a (its relation wrote restated, uses gone), uncommitted; return old and new ids."""
+    v2 = Document(id="a", version="v2", title="Planner notes", source_path="a.md", source_folder="/notes")
+    new = chunks_of(v2, ["Planner notes", "Maria Chen rebuilt the Orion Planner."])
+    superseded = store.graph.write_chunks([v2], new)
+    store.graph.upsert_mentions([Mention(new[1].id, ID["Maria Chen"], 1), Mention(new[1].id, ID["Orion Planner"], 1)])
+    store.graph.upsert_relations([replace(corpus.relations["wrote"], chunk_ids=(new[1].id,))])
+    return superseded, [c.id for c in new]
+
+
+def test_write_facts_writes_each_point_once_as_the_commit_will_leave_it(stores: tuple[KnowledgeStore, Corpus]) -> None:
+    store, corpus = stores
+    with store.committing() as pending:
+        pending.add(VectorCollection.FACTS, _points(corpus, "wrote", "uses", "employs", "builds"))
+    v2 = Document(id="a", version="v2", title="Planner notes", source_path="a.md", source_folder="/notes")
+    with store.committing() as pending:
+        superseded, incoming = _new_version(store, corpus)
+        store.retire_chunks(superseded, pending=pending, incoming=incoming)
+        store.write_facts(pending, _points(corpus, "wrote"), incoming)
+        assert pending.facts_from_graph() == [], "every fact of the commit is written as it will be"
+        written = {p.id: p.payload for p in store.facts.fetch([r.id for r in corpus.relations.values()])}
+        assert written[corpus.relations["wrote"].id]["chunk_ids"] == [incoming[1]]
+        assert {p[STATUS_FIELD] for p in written.values() if p["document_ids"] == ["a"]} == {PENDING}
+        store.graph.commit_documents([(v2, len(incoming))], "hash-2")
+    assert fact_vectors(store) == facts_of_graph(store)
+    assert corpus.relations["uses"].id not in {i for i, _, _, _ in fact_vectors(store)}
+
+
+def test_a_commit_killed_after_write_facts_is_settled_from_what_the_graph_committed(
+    stores: tuple[KnowledgeStore, Corpus],
+) -> None:
+    store, corpus = stores
+    with store.committing() as pending:
+        pending.add(VectorCollection.FACTS, _points(corpus, "wrote", "uses", "employs", "builds"))
+    before = fact_vectors(store)
+    # as a process killed before the commit statement leaves it: the points written as if it had committed, pending
+    pending = PendingVectors(store.chunks, store.entities, store.facts, store.settle_facts)
+    superseded, incoming = _new_version(store, corpus)
+    store.retire_chunks(superseded, pending=pending, incoming=incoming)
+    store.write_facts(pending, _points(corpus, "wrote"), incoming)
+    assert store.settle_pending() > 0
+    # the graph's retirement ran (its statements commit one by one) but not the commit: wrote lost its old passage and
+    # its new one is not committed, uses lost its only one; the points say what the graph says, and the run started
+    # again writes them back
+    kept = {i for i, _, _, _ in fact_vectors(store)}
+    assert corpus.relations["wrote"].id not in kept and corpus.relations["uses"].id not in kept
+    assert corpus.relations["employs"].id in kept
+    assert fact_vectors(store) == facts_of_graph(store) and len(before) > len(kept)
