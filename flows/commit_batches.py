@@ -54,6 +54,8 @@ class CommitBatch:
         mentions: Links from this batch's chunks to the entities they name; ``about`` to those they are about.
         relations: Relations with the support of this batch's chunks (a relation some chunks of several batches
             support is written by each of them with its own part; the store adds support up).
+        fact_points: The fact point of each of those relations (written by each batch that writes the relation, and
+            settled from the graph after its commit).
         decisions: The resolution decisions whose two entities exist once this batch is written, with their
             ``positions`` in the run's list (which name their merge log lines).
         candidates: Near misses whose entities exist by now and whose merges (if any) are applied by now.
@@ -69,6 +71,7 @@ class CommitBatch:
     mentions: tuple[Mention, ...]
     about: tuple[Mention, ...]
     relations: tuple[Relation, ...]
+    fact_points: tuple[VectorPoint, ...]
     decisions: tuple[MergeDecision, ...]
     positions: tuple[int, ...]
     candidates: tuple[ResolutionCandidate, ...]
@@ -125,6 +128,7 @@ def plan_commit_batches(
     chunk_points: Sequence[VectorPoint],
     entity_points: Sequence[VectorPoint],
     size: int,
+    fact_points: Sequence[VectorPoint] = (),
 ) -> list[CommitBatch]:
     """Cut the write of ``documents`` into commit batches of about ``size`` chunks of whole documents.
 
@@ -159,6 +163,7 @@ def plan_commit_batches(
         candidates[min(batch, count - 1)].append(candidate)
     chunk_groups = _points_by_batch(chunk_points, lambda p: place.of_document.get(str(p.payload.get("document_id")), 0))
     entity_groups = _points_by_batch(entity_points, lambda p: min(place.at(p.id), count - 1))
+    facts = {p.id: p for p in fact_points}
     return [
         CommitBatch(
             documents=tuple(documents[i] for i in indexes),
@@ -169,6 +174,7 @@ def plan_commit_batches(
             mentions=tuple(mentions[batch]),
             about=tuple(about[batch]),
             relations=tuple(relations[batch]),
+            fact_points=tuple(facts[i] for i in dict.fromkeys(r.id for r in relations[batch]) if i in facts),
             decisions=tuple(d for _, d in decisions[batch]),
             positions=tuple(p for p, _ in decisions[batch]),
             candidates=tuple(candidates[batch]),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
@@ -20,11 +20,15 @@ from agrag.flows.ingest_tasks import Phase, PhaseOutput, document_key, document_
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedPoints:
-    """The vector points one ingest writes: searchable chunks and new entities; where the chunks were embedded."""
+    """The vector points one ingest writes: searchable chunks, new entities, facts; where the chunks were embedded.
+
+    The facts' vectors are made from the chunks' and entities' (``fact_points``), after those are embedded.
+    """
 
     chunks: list[VectorPoint]
     entities: list[VectorPoint]
     embedded_on: str = ""
+    facts: list[VectorPoint] = field(default_factory=list)
 
 
 @task(name="embed", cache_policy=NO_CACHE, persist_result=False)

@@ -24,6 +24,7 @@ from agrag.flows import community_tasks, plan_groups, write_tasks
 from agrag.flows import ingest_tasks as tasks
 from agrag.flows.community_refresh import refresh_communities
 from agrag.flows.extract_resolve import extract_and_resolve
+from agrag.flows.fact_points import extraction_facts
 from agrag.flows.file_statuses import file_statuses, other_settings, with_plans, without_text
 from agrag.flows.finalize_flow import DEFERRED
 from agrag.flows.index_task import index_vectors
@@ -240,6 +241,8 @@ def _ingest_changed(
             resolved.new_entities,
             resolved.merged,
             embedder,
+            facts=extraction_facts(resolved.resolution.extraction, store.graph, {c.id for c in chunks}),
+            entity_vectors=store.entities,
             journal=journal,
             control=clock.control,
             parallel=ingest.parallel,

@@ -155,6 +155,7 @@ _POINTS = {
     VectorCollection.CHUNKS: "chunk",
     VectorCollection.ENTITIES: "entity",
     VectorCollection.COMMUNITIES: "report",
+    VectorCollection.FACTS: "fact",
 }
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.extraction import concat_extractions
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.llm_estimate import LLMEstimate
 from agrag.components.data_models.loaded_document import LoadedDocument
 from agrag.components.data_models.phase_key import config_hash
@@ -22,10 +23,12 @@ from agrag.components.embedders.sentence_transformers_text_embedder import Sente
 from agrag.components.extractors.llm_entity_extractor import LLMEntityExtractor
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
+from agrag.components.stores.vector_store import VectorStore
 from agrag.flows import embed_task
 from agrag.flows import ingest_tasks as tasks
 from agrag.flows.embed_fanout import slice_embedder
 from agrag.flows.embed_task import EmbeddedPoints
+from agrag.flows.fact_points import fact_points, stored_vectors
 from agrag.flows.ingest_control import IngestControl
 from agrag.flows.ingest_tasks import ExtractionOutcome, Phase, PhaseOutput
 from agrag.flows.stage_clock import as_is
@@ -211,12 +214,17 @@ def embed_groups(
     merged: set[str],
     embedder: SentenceTransformersTextEmbedder,
     *,
+    facts: list[Fact],
+    entity_vectors: VectorStore,
     journal: SqlitePhaseJournal,
     control: IngestControl | None,
     parallel: ParallelConfig,
     dask_address: str | None,
 ) -> PhaseOutput[EmbeddedPoints]:
-    """Embed each group's chunks under its own embed hash (the entities once, with the first group).
+    """Embed each group's chunks under its own embed hash (the entities once, with the first group), then ``facts``.
+
+    A fact's vector is made from its passage's and its ends' (``fact_points``): the ends stored before this run are
+    read from ``entity_vectors`` (the entities collection).
 
     A batch of at least ``parallel.min_chunks`` searchable chunks, with ``parallel.workers`` above 0, is embedded
     on Dask workers (a local cluster started for this stage, or the scheduler at ``dask_address``).
@@ -238,7 +246,9 @@ def embed_groups(
             chunk_points += out.value.chunks
             entity_points += out.value.entities
             reused += out.reused
-        return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, slices.where), reused)
+        ends = stored_vectors(entity_vectors, [e for f in facts for e in (f.source_id, f.target_id)], entity_points)
+        stated = fact_points(facts, {p.id: p.dense for p in chunk_points}, ends)
+        return PhaseOutput(EmbeddedPoints(chunk_points, entity_points, slices.where, stated), reused)
 
 
 def resolution_of(plans: dict[str, FilePlan], ingest: IngestConfig) -> tuple[ResolutionConfig, dict[str, FilePlan]]:

@@ -9,7 +9,8 @@ order makes a write failed at any statement, and started again, end as one unint
    half-replaced graph);
 2. the new entities are stored (a stored entity keeps its record, so a merge pointer on it stays) with vectors for
    the ones that have none yet;
-3. the chunks' old mentions, about links and relation support are removed, and the new ones written;
+3. the chunks' old mentions, about links and relation support are removed, and the new ones written, with the
+   points of the new facts (the facts the chunks stated before are settled from the graph after the commit);
 4. the resolution decisions are applied (the merge log id is journaled, so its lines are written once);
 5. entities no current chunk names any more are removed, with their vectors, and the communities around every
    entity touched are marked stale;
@@ -32,6 +33,7 @@ from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.vector_payloads import entity_payload
 from agrag.components.stores.vector_store import MERGED_STATUS, VectorCollection, VectorPoint
 from agrag.flows.community_tasks import mark_communities_stale
+from agrag.flows.fact_points import extraction_facts, fact_points, stored_vectors
 from agrag.pipelines.ingest_components import PhaseHashes
 
 BEFORE = "reextract-before"
@@ -40,10 +42,11 @@ RUN_ID = "reextract-run-id"
 
 @dataclass(frozen=True, slots=True)
 class LinksReplaced:
-    """What replacing one document's links did: entities embedded for the first time, entities removed."""
+    """What replacing one document's links did: entities embedded for the first time, entities removed, facts."""
 
     entities_new: int
     removed: tuple[str, ...]
+    facts: int = 0
 
 
 def replace_links(
@@ -58,14 +61,18 @@ def replace_links(
 ) -> LinksReplaced:
     """Replace what ``chunk_ids`` (one document's current chunks) link to with ``resolution``'s extraction.
 
-    Only entities without a vector are embedded, outside the write lock; the write is one commit
-    (``store.committing()``).
+    Only entities without a vector are embedded, outside the write lock, and each fact of the new extraction gets a
+    vector made from its chunk's and its ends'; the write is one commit (``store.committing()``).
     """
     journal = store.journal
     assert journal is not None  # checked when the documents were selected
     extraction = resolution.extraction
     merged = {d.member_id: d.resolved_id for d in resolution.decisions if d.decision == MERGED}
     points = _new_points(store, list(extraction.entities), set(merged), embedder)
+    stated = extraction_facts(extraction, store.graph)
+    passages = stored_vectors(store.chunks, [c for f in stated for c in f.chunk_ids])
+    ends = stored_vectors(store.entities, [e for f in stated for e in (f.source_id, f.target_id)], points)
+    facts = fact_points(stated, passages, ends)
     before_key = PhaseKey(subject, BEFORE, hashes.resolve)
     run_key = PhaseKey(subject, RUN_ID, hashes.resolve)
     graph = store.graph
@@ -81,10 +88,12 @@ def replace_links(
             journal.save(run_key, run_id)
         graph.upsert_entities(extraction.entities)
         pending.add(VectorCollection.ENTITIES, points)
+        pending.touch_facts(store.facts_of(chunk_ids))
         graph.unlink_chunks(chunk_ids)
         graph.upsert_mentions(extraction.mentions)
         graph.upsert_about(extraction.about)
         graph.upsert_relations(extraction.relations)
+        pending.add(VectorCollection.FACTS, facts)
         if resolution.decisions or resolution.candidates:
             graph.apply_resolution(resolution.decisions, resolution.candidates, run_id)
         stored = store.entities.existing_ids(sorted(merged)) - {p.id for p in points}  # new ones are pending already
@@ -92,10 +101,11 @@ def replace_links(
         named = {e.id for e in extraction.entities}
         removed = graph.drop_unnamed_entities(sorted(before - named))
         pending.change(VectorCollection.ENTITIES, sorted(store.entities.existing_ids(removed)), None)
+        pending.touch_facts(store.facts_of(entity_ids=removed))
         touched = (set(before) | named) - set(removed)
         mark_communities_stale(journal, touched | set(graph.resolved_ids(sorted(touched)).values()) | set(removed))
         graph.set_config_hashes({document_id: hashes.resolve})
-    return LinksReplaced(len(points), tuple(removed))
+    return LinksReplaced(len(points), tuple(removed), len(facts))
 
 
 def _new_points(

@@ -16,13 +16,15 @@ from typing import Any
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.embedders.embedding_texts import (
     chunk_embedding_text,
     community_report_text,
     entity_embedding_text,
+    fact_keyword_text,
 )
 from agrag.components.stores.graph_store import GraphStore
-from agrag.components.stores.vector_payloads import chunk_payload, community_payload, entity_payload
+from agrag.components.stores.vector_payloads import chunk_payload, community_payload, entity_payload, fact_payload
 from agrag.components.stores.vector_store import STATUS_FIELD, SUPERSEDED, VectorCollection, VectorPoint
 
 # Points read from the graph (and embedded or copied) at a time, so memory stays flat on a large graph.
@@ -60,6 +62,11 @@ def community_content(community: Community) -> PointContent:
     return PointContent(community.id, community_report_text(community), community_payload(community))
 
 
+def fact_content(fact: Fact) -> PointContent:
+    """A fact's point as a commit settles it: its text, and the current passages that state it."""
+    return PointContent(fact.id, fact_keyword_text(fact), fact_payload(fact))
+
+
 @dataclass(frozen=True, slots=True)
 class CollectionContents:
     """The points one collection must hold, as the graph records them.
@@ -86,9 +93,10 @@ class CollectionContents:
 
 
 def collection_contents(graph: GraphStore, collection: VectorCollection) -> CollectionContents:
-    """What ``collection`` must hold, read from ``graph``: embedded chunks, every entity record, every community.
+    """What ``collection`` must hold, read from ``graph``: chunks, entity records, communities or facts.
 
-    Chunks are read a slice at a time (``GraphStore.get_chunks``); entities and communities are read whole once, as
+    Every embedded chunk, every entity record, every community, and every relation a current passage states. Chunks
+    are read a slice at a time (``GraphStore.get_chunks``); entities, communities and facts are read whole once, as
     the graph store lists them.
     """
     if collection is VectorCollection.CHUNKS:
@@ -101,6 +109,11 @@ def collection_contents(graph: GraphStore, collection: VectorCollection) -> Coll
         entities = {entity.id: (entity, merged) for entity, merged in graph.all_entities()}
         return CollectionContents(
             collection, tuple(entities), lambda ids: [entity_content(*entities[i]) for i in ids if i in entities]
+        )
+    if collection is VectorCollection.FACTS:
+        facts = {fact.id: fact for fact in graph.supported_facts()}
+        return CollectionContents(
+            collection, tuple(facts), lambda ids: [fact_content(facts[i]) for i in ids if i in facts]
         )
     communities = {c.id: c for c in graph.communities()}
     return CollectionContents(

@@ -1,10 +1,13 @@
 """``repair_vectors``: embed the vector collections again from the graph, for ``agrag repair``.
 
-The graph is the record of a data dir: every chunk's text and place, every entity, every community report. The
-vector collections are derived from it at ingestion, so a lost or emptied collection can be rebuilt from it
-without the source files or an LLM: this module embeds the same texts ingestion embeds and writes the points with
-the same payloads (a superseded chunk stays marked superseded, a merged entity merged). A damaged graph cannot be
-rebuilt this way; ``KuzuOpenCheck`` refuses it before anything opens.
+The graph is the record of a data dir: every chunk's text and place, every entity, every community report, every
+relation and the passages that state it. The vector collections are derived from it at ingestion, so a lost or
+emptied collection can be rebuilt from it without the source files or an LLM: this module embeds the same texts
+ingestion embeds and writes the points with the same payloads (a superseded chunk stays marked superseded, a merged
+entity merged). A damaged graph cannot be rebuilt this way; ``KuzuOpenCheck`` refuses it before anything opens.
+
+The facts collection is also how a data dir made before facts were searchable gets them: it opens with the
+collection empty, ``agrag status`` says how many facts are not searchable, and a repair embeds them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from dataclasses import dataclass
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.stores.disk_space import BYTES_PER_POINT
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.vector_payloads import CHUNK_IDS
 from agrag.components.stores.vector_store import VectorCollection, VectorStore
+from agrag.flows.fact_points import stored_vectors, vector_of
 from agrag.flows.vector_contents import CollectionContents, collection_contents
 from agrag.pipelines.store_factory import VectorDamage, vector_damage
 
@@ -50,9 +55,21 @@ class RepairPlan:
         return "embed again " + ", ".join(f"{n} {name} vectors" for name, n in self.points.items())
 
 
+def fact_damage(store: KnowledgeStore) -> list[VectorDamage]:
+    """What the facts collection lacks: fewer points than relations a current passage states (an old data dir: all)."""
+    held, stated = store.facts.count(), len(store.graph.supported_facts())
+    if held >= stated:
+        return []
+    reason = f"the facts vectors hold {held} points, but the graph has {stated} relations a current passage states" + (
+        " (a data dir made before facts were searchable)" if held == 0 else ""
+    )
+    return [VectorDamage(VectorCollection.FACTS, reason)]
+
+
 def plan_repair(store: KnowledgeStore, *, everything: bool = False) -> RepairPlan:
-    """Find the damaged collections (all three with ``everything``) and what rebuilding them writes; writes nothing."""
-    damage = tuple(vector_damage(store.graph, (store.chunks, store.entities, store.communities)))
+    """Find the damaged collections (all four with ``everything``) and what rebuilding them writes; writes nothing."""
+    checked = vector_damage(store.graph, (store.chunks, store.entities, store.communities))
+    damage = tuple([*checked, *fact_damage(store)])
     todo = [c for c in VectorCollection if everything or any(d.collection is c for d in damage)]
     return RepairPlan(damage, tuple(collection_contents(store.graph, c) for c in sorted(todo, key=lambda c: c.value)))
 
@@ -84,6 +101,29 @@ def _embed_into(
     return written
 
 
+def _derive_facts(store: KnowledgeStore, contents: CollectionContents, tell: Progress) -> int:
+    """Write each slice of the facts' points with vectors made from the stored chunk and entity vectors.
+
+    As ingestion makes them (``fact_points``): no model runs. Runs after the chunks and entities were repaired.
+    """
+    written = 0
+    for part in contents.slices():
+        items = contents.read(part)
+        passages = stored_vectors(store.chunks, [c for i in items for c in i.payload[CHUNK_IDS]])
+        ends = stored_vectors(store.entities, [i.payload[end] for i in items for end in ("source_id", "target_id")])
+        points = []
+        for item in items:
+            payload = item.payload
+            vector = vector_of(payload[CHUNK_IDS], payload["source_id"], payload["target_id"], passages, ends)
+            if vector is not None:
+                points.append(item.with_vector(vector))
+        with store.writing():
+            store.facts.upsert(points)
+        written += len(points)
+        tell(VectorCollection.FACTS.value, written)
+    return written
+
+
 def repair_vectors(
     store: KnowledgeStore,
     embedder: SentenceTransformersTextEmbedder,
@@ -92,7 +132,7 @@ def repair_vectors(
     progress: Progress | None = None,
     plan: RepairPlan | None = None,
 ) -> VectorRepair:
-    """Embed again, from the graph, the collections that lack points (all three with ``everything``).
+    """Embed again, from the graph, the collections that lack points (all four with ``everything``).
 
     Every point of a repaired collection is written again (an upsert by id, so points already there are replaced
     by the same), under ``store.writing()`` one slice at a time. Nothing is written when nothing is damaged and
@@ -112,8 +152,13 @@ def repair_vectors(
     if plan.contents:
         store.require_room(plan.room, plan.doing, REPAIR_KEPT)
     tell = progress or (lambda _collection, _written: None)
+    # in collection order: chunks and entities (when damaged too) come back before the facts made from them
     written = {
-        contents.collection.value: _embed_into(store, embedder, store.vectors(contents.collection), contents, tell)
+        contents.collection.value: (
+            _derive_facts(store, contents, tell)
+            if contents.collection is VectorCollection.FACTS
+            else _embed_into(store, embedder, store.vectors(contents.collection), contents, tell)
+        )
         for contents in plan.contents
     }
     return VectorRepair(plan.damage, written)

@@ -75,9 +75,10 @@ def write_stores(
         NoSpaceLeftError: the data dir's disk lacks what the whole stage will write (``BYTES_PER_POINT`` a vector
             point, above ``AGRAG_MIN_FREE_MB``), checked before it writes anything; or a batch's own check failed.
     """
-    written_points = len(points.chunks) + len(points.entities)
+    written_points = len(points.chunks) + len(points.entities) + len(points.facts)
     store.require_room(
-        BYTES_PER_POINT * written_points, f"write {len(chunks)} chunks and {len(points.entities)} entity vectors"
+        BYTES_PER_POINT * written_points,
+        f"write {len(chunks)} chunks, {len(points.entities)} entity and {len(points.facts)} fact vectors",
     )
     subject = resolution_subject(documents, phase)
     run_key = phase.key("run-id", subject)
@@ -100,6 +101,7 @@ def write_stores(
             chunk_points=points.chunks,
             entity_points=points.entities,
             size=len(chunks) + 1 if bulk else batch_chunks,
+            fact_points=points.facts,
         )
         for batch in batches:
             checkpoint(control)
@@ -153,8 +155,10 @@ def _upsert_and_release(pending: PendingVectors, points: EmbeddedPoints) -> None
     """
     pending.add(VectorCollection.CHUNKS, points.chunks)
     pending.add(VectorCollection.ENTITIES, points.entities)
+    pending.add(VectorCollection.FACTS, points.facts, as_written=True)  # an empty graph gets exactly these relations
     points.chunks.clear()  # the caller's lists: the flow keeps its EmbeddedPoints until the stage returns
     points.entities.clear()
+    points.facts.clear()
     release_free_heap()  # and what the extraction and resolution freed, which glibc would keep through the load
 
 
@@ -211,6 +215,7 @@ def _write_batch(
     # after the new version's links, so what it still supports stays (and what later batches name)
     incoming = [c.id for c in batch.chunks]
     retirement = store.retire_chunks(superseded, keep=batch.keep, pending=pending, incoming=incoming)
+    store.write_facts(pending, batch.fact_points, incoming)  # as the commit will leave them: the last write before it
     named = {m.entity_id for m in (*batch.mentions, *batch.about)} | set(retirement.touched)
     mark_communities_stale(phase.journal, named | {merged[e] for e in named if e in merged})
     _commit(store, batch, phase, recorded)

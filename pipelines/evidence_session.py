@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from enum import StrEnum
 from typing import TypeVar
 
@@ -36,6 +37,7 @@ from agrag.components.evidence.citation_renderer import CitationRenderer
 from agrag.components.evidence.qdrant_chunk_discoverer import QdrantChunkDiscoverer
 from agrag.components.evidence.snippets import snippet
 from agrag.components.evidence.span_text import span_text
+from agrag.components.graph.graph_entity_facts import GraphEntityFacts
 from agrag.components.graph.graph_entity_lookup import GraphEntityLookup
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
@@ -81,6 +83,7 @@ class EvidenceSession:
         self._names = PassageGraphCache(store.graph)
         self._discoverer = QdrantChunkDiscoverer(store.chunks)
         self._lookup = GraphEntityLookup(store.graph)
+        self._facts = GraphEntityFacts(store.graph, store.facts)
 
     @property
     def fetched(self) -> dict[str, FetchedEvidence]:
@@ -165,7 +168,9 @@ class EvidenceSession:
     def find_entities(self, query: str, limit: int = 10) -> tuple[EntityEvidence, ...]:
         """Entities in scope: those the query names, then by name words and meaning, with up to 3 passage ids each.
 
-        An entity that only documents outside the scope mention is not found.
+        Each comes with up to 3 facts in-scope passages state about it (``Victor Hale -[owns]-> Osprey Ceramics``
+        and the ids of those passages), those most like the query first. An entity that only documents outside the
+        scope mention is not found.
 
         Raises:
             EvidenceError: a limit outside 1 to 100.
@@ -189,7 +194,9 @@ class EvidenceSession:
         out = retriever.run(query=query, query_embedding=embedding, filters=filters)
         if not out["status"].ok:
             raise EvidenceError(f"Entity search failed: {out['status'].error}")
-        return self._entity_evidence([r.item.id for r in out["results"]])
+        found = self._entity_evidence([r.item.id for r in out["results"]])
+        facts = self._facts.of([e.id for e in found], self.scope, embedding.values)
+        return tuple(replace(e, facts=facts.get(e.id, ())) for e in found)
 
     def explore(
         self, entity: str, depth: int = 1, relation_types: Sequence[str] | None = None, limit: int = 50

@@ -27,7 +27,9 @@ class RecipeConfig(StrictModel):
     name: str = Field("custom", description="The recipe's name (the file name under conf/recipe).")
     description: str = Field("", description="What the recipe is for, in a sentence.")
     methods: tuple[RetrievalMethod, ...] = Field(
-        ..., min_length=1, description="Methods to run at the same time: entity, chunk, community, text2cypher, ppr."
+        ...,
+        min_length=1,
+        description="Methods to run at the same time: entity, chunk, community, text2cypher, ppr, fact.",
     )
     bfs: bool = Field(False, description="Walk the graph outward from the entity results and fuse the neighbours in.")
     bfs_depth: int | None = Field(

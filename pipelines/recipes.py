@@ -21,6 +21,7 @@ PRESETS = (
     "TEXT2CYPHER",
     "MULTI_HOP",
     "BRIDGE",
+    "FACT",
 )
 
 

@@ -31,6 +31,7 @@ from agrag.components.retrievers.page_rank_chunk_retriever import PageRankChunkR
 from agrag.components.retrievers.qdrant_chunk_retriever import QdrantChunkRetriever
 from agrag.components.retrievers.qdrant_community_retriever import QdrantCommunityRetriever
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
+from agrag.components.retrievers.qdrant_fact_retriever import QdrantFactRetriever
 from agrag.components.retrievers.rule_query_analyzer import RuleQueryAnalyzer
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
@@ -50,7 +51,13 @@ CUT = "cut"
 STEPS = (WALK, EXPAND, RERANK)
 
 # Methods that take ``filters`` (text2cypher refuses every filter: see ``filter_support``).
-FILTERED = {RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY, RetrievalMethod.PPR}
+FILTERED = {
+    RetrievalMethod.ENTITY,
+    RetrievalMethod.CHUNK,
+    RetrievalMethod.COMMUNITY,
+    RetrievalMethod.PPR,
+    RetrievalMethod.FACT,
+}
 
 
 def recipe_parts(recipe: RecipeConfig) -> dict[str, str]:
@@ -85,19 +92,21 @@ class _Parts:
     chunks: VectorStore | StoreSpec
     entities: VectorStore | StoreSpec
     communities: VectorStore | StoreSpec
+    facts: VectorStore | StoreSpec
     entity_ids: IdsOfDocuments | StoreSpec
     community_ids: IdsOfDocuments | StoreSpec
 
     @classmethod
     def of(cls, store: KnowledgeStore | StoreSpec) -> _Parts:
         if isinstance(store, StoreSpec):
-            return cls(store, store, store, store, store, store)
+            return cls(store, store, store, store, store, store, store)
         graph = store.graph
         return cls(
             graph,
             store.chunks,
             store.entities,
             store.communities,
+            store.facts,
             graph.entity_ids_of_documents,
             graph.community_ids_of_documents,
         )
@@ -124,6 +133,8 @@ def _method(
         return QdrantCommunityRetriever(store.communities, top_k=top_k, ids_of_documents=store.community_ids)
     if method is RetrievalMethod.TEXT2CYPHER:
         return LLMText2CypherRetriever(graph, llm, top_k=top_k)
+    if method is RetrievalMethod.FACT:
+        return QdrantFactRetriever(store.facts, top_k=top_k, graph=graph, chunks=store.chunks)
     return PageRankChunkRetriever(
         graph,
         store.chunks,

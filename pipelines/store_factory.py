@@ -39,12 +39,18 @@ from agrag.pipelines.config_models import (
 )
 from agrag.pipelines.settings import AgragSettings, RetrievalSettings, load_retrieval_settings, load_settings
 
-# Payload fields the chunk filters use; indexed so filtering never scans every point.
+# Payload fields the filters use; indexed so filtering never scans every point. A fact is found by its passages
+# when they are retired, and by its ends when they are deleted (``KnowledgeStore.facts_of``).
 KEYWORD_FIELDS = {
     VectorCollection.CHUNKS: (STATUS_FIELD, "document_id"),
     VectorCollection.ENTITIES: (STATUS_FIELD,),
     VectorCollection.COMMUNITIES: ("level",),
+    VectorCollection.FACTS: (STATUS_FIELD, "document_ids", "chunk_ids", "source_id", "target_id", "type"),
 }
+# The collections the graph says what they must hold (``vector_damage``). The facts collection is not among them: a
+# data dir made before facts were embedded has none, and is opened all the same (``agrag status`` says how many are
+# missing, ``agrag repair`` embeds them).
+CHECKED = (VectorCollection.CHUNKS, VectorCollection.ENTITIES, VectorCollection.COMMUNITIES)
 
 PHASE_JOURNAL_FILE = "phases.sqlite"
 ONTOLOGY_FILE = "ontology.json"
@@ -247,7 +253,7 @@ def _missing_shards(settings: AgragSettings, config: VectorStoreConfig, expected
     return [
         f"the {c.value} vectors are missing (no shard at {settings.vectors_dir / c.value}), but the graph has "
         f"{expected[c.value]} {c.value} that were embedded"
-        for c in VectorCollection
+        for c in CHECKED
         if expected[c.value] > 0 and not (settings.vectors_dir / c.value / "segments").is_dir()
     ]
 
@@ -260,7 +266,7 @@ def open_knowledge_store(
     *,
     check_vectors: bool = True,
 ) -> KnowledgeStore:
-    """Open the graph and the three vector collections; if one fails to open, the ones already open are closed.
+    """Open the graph and the four vector collections; if one fails to open, the ones already open are closed.
 
     The vector collections are checked against the graph first (``vector_damage``): a missing or emptied collection
     is refused, not made anew, so that no command (a search, or an ingestion that would call every file unchanged)
@@ -308,11 +314,11 @@ def _open_knowledge_store(
         if check_vectors and (missing := _missing_shards(settings, vector_store, expected)):
             raise CorruptedStoreError(settings.data_dir, "; ".join(missing), REPAIR_FIX)
         collections = []
-        for collection in (VectorCollection.CHUNKS, VectorCollection.ENTITIES, VectorCollection.COMMUNITIES):
+        for collection in (*CHECKED, VectorCollection.FACTS):  # a missing facts shard is made, empty
             store = _open_collection(collection, vector_store, settings, dimension, rrf_k, set_aside=not check_vectors)
             opened.callback(store.close)
             collections.append(store)
-        chunks, entities, communities = collections
+        chunks, entities, communities, facts = collections
         if check_vectors and (damage := vector_damage(graph, (chunks, entities, communities))):
             raise CorruptedStoreError(settings.data_dir, "; ".join(map(str, damage)), REPAIR_FIX)
         opened.pop_all()
@@ -322,6 +328,7 @@ def _open_knowledge_store(
         chunks=chunks,
         entities=entities,
         communities=communities,
+        facts=facts,
         lock=lock,
         journal=journal,
         ontology=JsonOntologyStore(settings.data_dir / ONTOLOGY_FILE),

@@ -39,6 +39,8 @@ def store_status(
     """
     documents = None if scope is None else scope.document_ids
     counts = store.graph.graph_counts(None if documents is None else list(documents))
+    facts = store.facts.count() if documents is None else None
+    stated = store.graph.supported_relation_count() if documents is None else 0
     return StoreStatus(
         documents=counts.documents,
         chunks=counts.chunks,
@@ -52,4 +54,6 @@ def store_status(
         # A run's report names the files of every document, so a scoped caller does not see it.
         last_ingestion=last_ingestion if documents is None else None,
         scope=documents,
+        facts=facts,
+        facts_unsearchable=max(0, stated - (facts or 0)),
     )

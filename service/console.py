@@ -13,6 +13,8 @@ from rich.table import Table
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.evidence_id import EvidenceId
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.ontology import PrunedReport
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MergeLogEntry, ResolutionCandidate
@@ -37,25 +39,26 @@ def one_line(text: str) -> str:
 
 
 def item_label(result: SearchResult) -> str:
-    """A one-line label: an entity's name, the start of a chunk, a relation, a report's title, a query row."""
+    """A one-line label: an entity's name, the start of a chunk, a relation, a fact, a report's title, a query row."""
     item = result.item
-    if isinstance(item, ResolvedEntity) and item.aliases:
-        return f"{item.name} (also {', '.join(item.aliases)})"
     if isinstance(item, Entity):
-        return item.name
+        aliases = item.aliases if isinstance(item, ResolvedEntity) else ()
+        return f"{item.name} (also {', '.join(aliases)})" if aliases else item.name
     if isinstance(item, Chunk):
         lines = item.text.splitlines()
         body = lines[1:] if len(lines) > 1 and lines[0].startswith("#") else lines  # the source column has headings
         return " ".join(" ".join(body).split())[: LABEL_WIDTH * 2]
     if isinstance(item, Relation):
         return item.description or f"{item.source_id} {item.type} {item.target_id}"
+    if isinstance(item, Fact):
+        return item.statement
     if isinstance(item, Community):
         return item.report.title if item.report else item.id
     return ", ".join(f"{c}={v}" for c, v in zip(item.columns, item.values, strict=True))
 
 
 def item_source(result: SearchResult) -> str:
-    """Where the item comes from: a chunk's heading path, an entity's label, a relation's type, a level."""
+    """Where the item comes from: a chunk's heading path, an entity's label, a relation's type, a fact's passage."""
     item = result.item
     if isinstance(item, Chunk):
         return item.heading
@@ -63,6 +66,8 @@ def item_source(result: SearchResult) -> str:
         return item.label
     if isinstance(item, Relation):
         return item.type
+    if isinstance(item, Fact):  # the passage to cite first
+        return str(EvidenceId.of_chunk(item.passages[0])) if item.passages else ", ".join(item.chunk_ids)
     if isinstance(item, Community):
         return f"level {item.level}, {len(item.entity_ids)} entities"
     return "text2cypher row"

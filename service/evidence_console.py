@@ -64,10 +64,11 @@ def _fetch(console: Console, result: FetchResult) -> None:
 
 def _entities(console: Console, entities: tuple[EntityEvidence, ...]) -> None:
     table = Table(title=f"{len(entities)} entities")
-    for column in ("id", "name", "label", "passages"):
+    for column in ("id", "name", "label", "passages", "facts"):
         table.add_column(column, overflow="fold")
     for entity in entities:
-        table.add_row(entity.id, escape(entity.name), escape(entity.label), "\n".join(entity.passages))
+        facts = "\n".join(f"{fact.fact} [{', '.join(fact.passages)}]" for fact in entity.facts)
+        table.add_row(entity.id, escape(entity.name), escape(entity.label), "\n".join(entity.passages), escape(facts))
     console.print(table)
 
 

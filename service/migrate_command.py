@@ -64,9 +64,9 @@ def _print_summary(done: ServerMigration) -> None:
     counts = {c.collection.value: c.copied for c in done.migration.collections}
     names = ", ".join(f"{done.target.collection_prefix}_{name}" for name in counts)
     lines = [
-        f"Migrated: {counts.get('chunks', 0)} chunk, {counts.get('entities', 0)} entity and "
-        f"{counts.get('communities', 0)} community vectors copied to {names} at {done.where}, each holding exactly "
-        "the points copied; nothing was embedded again.",
+        f"Migrated: {counts.get('chunks', 0)} chunk, {counts.get('entities', 0)} entity, "
+        f"{counts.get('communities', 0)} community and {counts.get('facts', 0)} fact vectors copied to {names} at "
+        f"{done.where}, each holding exactly the points copied; nothing was embedded again.",
         *(
             f"Not copied: {c.left_out} {c.collection.value} points of the Edge shards that no graph record names "
             "(left by an ingestion stopped mid-write; they were not part of the data dir's graph)."

@@ -28,7 +28,10 @@ def repair(
         bool, typer.Option("--all", help="Embed every collection again, not only the damaged ones.")
     ] = False,
 ) -> None:
-    """Embed the lost vectors again from the graph (chunks, entities, community reports); the graph is not changed."""
+    """Embed the lost vectors again from the graph (chunks, entities, community reports, facts); the graph is unchanged.
+
+    A data dir made before facts were searchable gets its fact vectors this way.
+    """
     # imported here so that `agrag --help` loads no store or model code
     from agrag.components.errors import AgragError, StoreLockedError  # noqa: PLC0415
 
@@ -66,7 +69,8 @@ def repair(
     written = ", ".join(f"{n} {name}" for name, n in done.written.items())
     console.print(
         f"Repaired: embedded again {written}. The data dir now holds {counts['chunk_vectors']} chunk, "
-        f"{counts['entity_vectors']} entity and {counts['community_vectors']} community vectors.",
+        f"{counts['entity_vectors']} entity, {counts['community_vectors']} community and {counts['fact_vectors']} "
+        "fact vectors.",
         markup=False,
         highlight=False,
     )

@@ -88,6 +88,8 @@ def print_status(out: Console, status: StoreStatus, server: ServerInfo | None) -
             padding=(0, 4),
         )
     )
+    if status.facts is not None:
+        out.print(_facts(status), markup=False, highlight=False)
     out.print(_ontology(status.ontology))
     out.print(f"store generation: {status.generation or '(nothing committed yet)'}", markup=False, highlight=False)
     out.print(_last_ingestion(status.last_ingestion, scoped=status.scope is not None))
@@ -106,6 +108,16 @@ def _per_type(title: str, what: str, counts: dict[str, int]) -> Table:
     if not items:
         table.add_row("(none)", "0")
     return table
+
+
+def _facts(status: StoreStatus) -> str:
+    line = f"facts: {status.facts} searchable (recipe=fact)"
+    if status.facts_unsearchable:
+        line += (
+            f"; {status.facts_unsearchable} relations have no fact vector yet (a data dir made before facts were "
+            "searchable, or one that lost them): run `agrag repair` to embed them (the graph is not changed)"
+        )
+    return line
 
 
 def _ontology(ontology: RecordedOntology | None) -> Group | str:

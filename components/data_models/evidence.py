@@ -9,6 +9,7 @@ from agrag.components.data_models.immutable import Immutable
 
 MAX_LIMIT = 100  # the most hits, ids, entities or relations one evidence call takes or returns
 MAX_DEPTH = 3  # the most hops ``explore`` walks
+FACTS_PER_ENTITY = 3  # the most facts ``find_entities`` gives with each entity
 
 
 class DiscoverMode(StrEnum):
@@ -139,8 +140,27 @@ class FetchResult(Immutable):
 
 
 @dataclass(frozen=True, slots=True)
+class FactEvidence(Immutable):
+    """A fact about an entity: ``Victor Hale -[owns]-> Osprey Ceramics``, with the passages in scope that state it.
+
+    Attributes:
+        id: The relation's id.
+        fact: Subject, predicate and object in their direction, as ``source -[type]-> target``.
+        source_id: The entity it starts from (resolved).
+        target_id: The entity it points to (resolved).
+        passages: Evidence ids of the current passages in scope that state it, best first.
+    """
+
+    id: str
+    fact: str
+    source_id: str
+    target_id: str
+    passages: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class EntityEvidence(Immutable):
-    """An entity found by ``find_entities``, with passages in scope that support it.
+    """An entity found by ``find_entities``, with passages in scope that support it and facts they state about it.
 
     Attributes:
         id: The resolved entity's id (what ``explore`` takes).
@@ -149,6 +169,8 @@ class EntityEvidence(Immutable):
         description: Its description, if extraction gave one; empty in a scoped session (a description merges
             what every document said, so it could quote a document outside the scope).
         passages: Up to three evidence ids of current passages in scope about or mentioning it, best first.
+        facts: Up to three facts that current passages in scope state about it, those most like the query first
+            (``explore`` walks all of them).
     """
 
     id: str
@@ -156,6 +178,7 @@ class EntityEvidence(Immutable):
     label: str
     description: str
     passages: tuple[str, ...]
+    facts: tuple[FactEvidence, ...] = ()
 
 
 class EdgeKind(StrEnum):

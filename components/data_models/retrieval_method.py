@@ -14,6 +14,7 @@ class RetrievalMethod(ClosedSet):
     COMMUNITY = "community"
     TEXT2CYPHER = "text2cypher"
     PPR = "ppr"
+    FACT = "fact"
 
     @classmethod
     def from_str(cls, value: str, recipe: str | None = None) -> RetrievalMethod:

@@ -9,12 +9,13 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.immutable import Immutable
 from agrag.components.data_models.query_leg import QueryLeg
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.retrieval_method import RetrievalMethod, SearchStep
 
-SearchItem = Entity | Chunk | Relation | Community | CypherRow
+SearchItem = Entity | Chunk | Relation | Fact | Community | CypherRow
 # What can find a result: a recipe's method, a step after fusion, or one leg of evidence discover's own fusion.
 SearchMethod = RetrievalMethod | SearchStep | QueryLeg
 _SEARCH_METHODS: tuple[type[RetrievalMethod] | type[SearchStep] | type[QueryLeg], ...] = (
@@ -52,8 +53,8 @@ class SearchResult(Immutable):
     """One item of a ranked result list.
 
     Attributes:
-        item: The entity (a ``ResolvedEntity`` when resolution merged others into it), chunk, relation,
-            community (with its report) or text2cypher row found.
+        item: The entity (a ``ResolvedEntity`` when resolution merged others into it), chunk, relation, fact
+            (with the passages that state it), community (with its report) or text2cypher row found.
         score: The score of the step that ranked it last (a similarity, then an RRF score after fusion).
         method: The method that found it (after fusion: the one that ranked it best): a ``RetrievalMethod``, a
             ``SearchStep`` or, in evidence discover, a ``QueryLeg``. A closed set: a recipe runs only the methods

@@ -66,6 +66,9 @@ class StoreStatus(Immutable):
         last_ingestion: The last ingestion or delete that finished, with its outcome; None when none is known
             (or within a scope: its report names every document's files).
         scope: The document ids the counts are limited to; None when they cover every document.
+        facts: Facts the ``fact`` method can find (fact vectors); None when the status is of a document scope.
+        facts_unsearchable: Relations a passage states that have no fact vector (all of them in a data dir made
+            before facts were searchable: ``agrag repair`` embeds them); 0 within a scope.
     """
 
     documents: int
@@ -79,3 +82,5 @@ class StoreStatus(Immutable):
     generation: str
     last_ingestion: IngestionRun | None = None
     scope: tuple[str, ...] | None = None
+    facts: int | None = None
+    facts_unsearchable: int = 0

@@ -1,7 +1,8 @@
 """The text each kind of stored item is embedded from: one builder per kind, used by every writer of its vectors.
 
 Ingestion, re-extraction, community reports and vector repair all embed through these, so a vector rebuilt later
-is the vector first written. The text is also stored with the point (its keyword index is built from it).
+is the vector first written. The text is also stored with the point (its keyword index is built from it). A fact's
+text is its keyword text only (``fact_keyword_text``): its dense vector is made from vectors (``fact_vectors``).
 
 ``entity_comparison_text`` is not a stored vector's text: it is what entity resolution compares near misses by.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 
 
 def chunk_embedding_text(chunk: Chunk) -> str:
@@ -58,6 +60,40 @@ def entity_comparison_text(entity: Entity) -> str:
     """
     head = f"{entity.name} ({entity.label})" if entity.label else entity.name
     return f"{head}: {entity.description}" if entity.description else head
+
+
+def predicate_words(relation_type: str) -> str:
+    """A relation type as words: ``RELATED_TO`` reads ``related to``; a phrase (``owns``, ``studied at``) is kept.
+
+    Usage:
+        ```python
+        predicate_words("WORKS_AT")  # "works at"
+        ```
+    """
+    if relation_type.isupper() or "_" in relation_type:
+        return relation_type.replace("_", " ").lower().strip()
+    return relation_type.strip()
+
+
+def fact_statement(fact: Fact) -> str:
+    """A fact as words: ``"Victor Hale owns Osprey Ceramics"``, ``"Krill-9 related to Dr. Cathcart"``."""
+    return f"{fact.source} {predicate_words(fact.type)} {fact.target}"
+
+
+def fact_keyword_text(fact: Fact) -> str:
+    """What a fact's keyword (BM25) leg indexes: ``"subject predicate object: sentence"``.
+
+    The statement first, so a predicate's words and the ends' names find it; then the sentence. A fact's dense vector
+    is made from its passage's and its ends' vectors instead (``fact_vectors``): embedding this text measured worse
+    and cost more.
+
+    Usage:
+        ```python
+        fact_keyword_text(fact)  # "Victor Hale owns Osprey Ceramics: Victor Hale has owned it since 2019."
+        ```
+    """
+    statement = fact_statement(fact)
+    return f"{statement}: {fact.description}" if fact.description else statement
 
 
 def community_report_text(community: Community) -> str:

@@ -16,11 +16,13 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.method_output import RerankOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_result import SearchItem, SearchResult
+from agrag.components.embedders.embedding_texts import fact_keyword_text
 from agrag.components.errors import ConfigError
 
 MODEL_SETTING = "RETRIEVAL_CROSS_ENCODER_MODEL"
@@ -34,7 +36,8 @@ def rerank_text(item: SearchItem) -> str:
 
     An entity is ``name (label): description``; a chunk its heading path joined with `` > ``, a newline, then its
     text; a relation its description, else ``source TYPE target`` (entity ids: a relation carries no names); a
-    text2cypher row ``column=value, ...``; a community ``title: summary`` of its report (``""`` without one).
+    fact its statement and sentence (``fact_keyword_text``); a text2cypher row ``column=value, ...``; a community
+    ``title: summary`` of its report (``""`` without one).
     """
     if isinstance(item, Entity):
         head = f"{item.name} ({item.label})" if item.label else item.name
@@ -43,6 +46,8 @@ def rerank_text(item: SearchItem) -> str:
         return f"{item.heading}\n{item.text}" if item.heading_path else item.text
     if isinstance(item, Relation):
         return item.description or f"{item.source_id} {item.type} {item.target_id}"
+    if isinstance(item, Fact):
+        return fact_keyword_text(item)
     if isinstance(item, CypherRow):
         return ", ".join(f"{column}={value}" for column, value in zip(item.columns, item.values, strict=False))
     return f"{item.report.title}: {item.report.summary}" if item.report else ""

@@ -14,6 +14,7 @@ from agrag.components.component_errors import ComponentConfigError
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.method_output import MethodOutput
 from agrag.components.data_models.method_status import MethodStatus
 from agrag.components.data_models.relation import Relation
@@ -144,7 +145,7 @@ class NodeDistanceReranker(StoreBacked):
             entity_ids = snapshot.chunk_entities.get(item.id, ())
         elif isinstance(item, Community):
             entity_ids = item.entity_ids
-        elif isinstance(item, Relation):
+        elif isinstance(item, Relation | Fact):
             entity_ids = (item.source_id, item.target_id)
         else:
             entity_ids = ()

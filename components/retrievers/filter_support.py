@@ -78,8 +78,8 @@ _CYPHER = "a model-written graph query reads the whole graph and returns rows no
 _PASSAGES_ONLY = "it returns passages only"
 _REORDERS = "it only re-orders results that already passed the filters and adds none"
 
-# Part names: the methods (entity, chunk, community, text2cypher, ppr), the graph walk without and with its passages
-# (bfs, bfs_passages), community_expand, and the re-rankers (node_distance, cross_encoder).
+# Part names: the methods (entity, chunk, community, text2cypher, ppr, fact), the graph walk without and with its
+# passages (bfs, bfs_passages), community_expand, and the re-rankers (node_distance, cross_encoder).
 FILTER_SUPPORT: Mapping[str, Mapping[SearchFilter, FilterSupport]] = {
     "entity": {
         L: _h("a payload condition on the entity's label"),
@@ -105,6 +105,12 @@ FILTER_SUPPORT: Mapping[str, Mapping[SearchFilter, FilterSupport]] = {
         R: _na("it walks mentions, not relations, and returns passages only"),
         D: _h("the walk runs on the passage graph of the documents' current chunks, and only their chunks score"),
         P: _h("payload conditions on the scored chunks"),
+    },
+    "fact": {
+        L: _na("it returns facts, which carry no label"),
+        R: _h("a payload condition on the fact's predicate (its relation type)"),
+        D: _h("payload conditions: a passage of the fact in the documents and none outside them; passages read there"),
+        P: _h("payload conditions on type, source, target, source_id and target_id; other properties match no fact"),
     },
     "bfs": {
         L: _h("reached entities of other labels are dropped"),

@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.passage_columns import PassageColumns
 from agrag.components.data_models.passage_edges import PassageEdges
 from agrag.components.data_models.passage_names import PassageNames
@@ -213,6 +214,31 @@ class GraphQueryRunner(Protocol):
 
     def schema_text(self) -> str:
         """The tables a query may read and their properties, described for a prompt."""
+        ...
+
+
+@runtime_checkable
+class GraphFactReader(Protocol):
+    """Which current passages state each relation: what the facts collection mirrors.
+
+    Callers: ``KnowledgeStore`` (settling the fact points of a commit), ``agrag repair`` and ``agrag status``.
+    """
+
+    def stated_facts(self, relations: Sequence[tuple[str, str]], incoming: Sequence[str] = ()) -> dict[str, Fact]:
+        """Each relation asked for as ``(relation id, source record id)``, as a fact, by id.
+
+        With its records' names, its type and sentence, and the current (committed) chunks that state it, the
+        uncommitted ``incoming`` ones counted current too (a commit being written); a relation that is not stored,
+        or that no such chunk states, is missing.
+        """
+        ...
+
+    def supported_facts(self) -> list[Fact]:
+        """Every relation a current chunk states, as a fact with its records' names and its current chunks, by id."""
+        ...
+
+    def supported_relation_count(self) -> int:
+        """How many relations some chunk supports: about the points the facts collection holds."""
         ...
 
 

@@ -1,7 +1,7 @@
 """The graph store interface: the union of one protocol per role.
 
-The roles: documents, ingest writes, resolution, communities, retrieval reads, scoped evidence reads, user-written
-queries, status.
+The roles: documents, ingest writes, resolution, communities, retrieval reads, scoped evidence reads, fact support,
+user-written queries, status.
 
 A client that needs one role takes that protocol (``GraphEvidenceReader``, ``GraphIngestWriter``...); ``GraphStore``
 is every role at once, for the code that opens and hands out the store.
@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from agrag.components.stores.graph_read_roles import (
     GraphEvidenceReader,
+    GraphFactReader,
     GraphQueryRunner,
     GraphRetrievalReader,
     GraphStatusReader,
@@ -29,6 +30,7 @@ __all__ = [
     "GraphCommunityStore",
     "GraphDocumentStore",
     "GraphEvidenceReader",
+    "GraphFactReader",
     "GraphIngestWriter",
     "GraphQueryRunner",
     "GraphResolutionLog",
@@ -49,6 +51,7 @@ class GraphStore(
     GraphCommunityStore,
     GraphRetrievalReader,
     GraphEvidenceReader,
+    GraphFactReader,
     GraphQueryRunner,
     GraphStatusReader,
     Protocol,

@@ -1,4 +1,4 @@
-"""``KnowledgeStore``: the graph store and the two vector collections that together hold one knowledge graph."""
+"""``KnowledgeStore``: the graph store and the vector collections that together hold one knowledge graph."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from types import TracebackType
 from agrag.components.data_models.resolution import MergeLogEntry
 from agrag.components.data_models.retirement import Retirement
 from agrag.components.disk_space_errors import COMMITTED_STAYS
+from agrag.components.embedders.embedding_texts import fact_keyword_text
 from agrag.components.errors import StoreError
 from agrag.components.stores.data_dir_lock import DataDirLock
 from agrag.components.stores.disk_space import DiskSpace
@@ -20,6 +21,7 @@ from agrag.components.stores.read_write_lock import ReadWriteLock
 from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.store_registry import unregister_store
 from agrag.components.stores.store_spec import StoreSpec
+from agrag.components.stores.vector_payloads import CHUNK_IDS, fact_payload
 from agrag.components.stores.vector_store import (
     CURRENT,
     MERGED_STATUS,
@@ -28,15 +30,22 @@ from agrag.components.stores.vector_store import (
     SUPERSEDED,
     PayloadFilter,
     VectorCollection,
+    VectorPoint,
     VectorStore,
 )
 
 PENDING_ONLY = PayloadFilter(((STATUS_FIELD, PENDING),))
+FACT_SLICE = 500  # fact points settled at a time (read with their vectors, written again with their passages)
 
 
 @dataclass
 class KnowledgeStore:
-    """The stores of one data dir: Kùzu for the graph, Qdrant for chunk, entity and community report vectors.
+    """The stores of one data dir: Kùzu for the graph, Qdrant for chunk, entity, community report and fact vectors.
+
+    A fact point mirrors one relation of the graph while a current passage states it: its payload names those
+    passages and their documents (what a document scope filters on), and it is settled from the graph after every
+    commit that wrote the relation or retired one of its passages (``settle_facts``); one that no current passage
+    states any more is deleted.
 
     ``journal`` holds the phase markers of unfinished ingestion runs (see ``SqlitePhaseJournal``); ``ontology`` the
     labels and relation patterns ``set_ontology`` added to the configured ontology (see ``JsonOntologyStore``).
@@ -59,6 +68,7 @@ class KnowledgeStore:
     chunks: VectorStore
     entities: VectorStore
     communities: VectorStore
+    facts: VectorStore
     lock: DataDirLock | None = None
     journal: SqlitePhaseJournal | None = None
     ontology: JsonOntologyStore | None = None
@@ -113,6 +123,7 @@ class KnowledgeStore:
             VectorCollection.CHUNKS: self.chunks,
             VectorCollection.ENTITIES: self.entities,
             VectorCollection.COMMUNITIES: self.communities,
+            VectorCollection.FACTS: self.facts,
         }
         return stores[collection]
 
@@ -122,6 +133,7 @@ class KnowledgeStore:
         counts["chunk_vectors"] = self.chunks.count()
         counts["entity_vectors"] = self.entities.count()
         counts["community_vectors"] = self.communities.count()
+        counts["fact_vectors"] = self.facts.count()
         return counts
 
     @contextmanager
@@ -138,12 +150,13 @@ class KnowledgeStore:
         multi-statement write transaction, in a graph reopened after links were deleted.
         """
         with self.writing():
-            pending = PendingVectors(self.chunks, self.entities)
+            pending = PendingVectors(self.chunks, self.entities, self.facts, self.settle_facts)
             try:
                 yield pending
             except BaseException:
                 with suppress(StoreError):  # what this cannot settle, the next open does
                     self._settle(pending.ids(VectorCollection.CHUNKS), pending.ids(VectorCollection.ENTITIES))
+                    self.settle_facts(pending.ids(VectorCollection.FACTS))
                 raise
             pending.apply()
 
@@ -159,10 +172,72 @@ class KnowledgeStore:
         with self.reading():  # every open asks, so asking must need no free space (reads work on a full disk)
             chunk_ids = self.chunks.matching_ids(PENDING_ONLY)
             entity_ids = self.entities.matching_ids(PENDING_ONLY)
-        if chunk_ids or entity_ids:
+            fact_ids = self.facts.matching_ids(PENDING_ONLY)
+        if chunk_ids or entity_ids or fact_ids:
             with self.writing():
                 self._settle(chunk_ids, entity_ids)
-        return len(chunk_ids) + len(entity_ids)
+                self.settle_facts(fact_ids)
+        return len(chunk_ids) + len(entity_ids) + len(fact_ids)
+
+    def settle_facts(self, fact_ids: Sequence[str]) -> None:
+        """Give each of these fact points what the graph holds now: the current passages that state its relation.
+
+        A point whose relation some current passage states is written again, current, with the fact as the graph
+        holds it (its records' names, its sentence, those passages and their documents: what ``agrag repair`` and
+        ``migrate-vectors`` write) and its vector; one whose relation is gone, or stated by no current passage, is
+        deleted. Called
+        after a commit's graph statements (``PendingVectors.apply``) and when a data dir is opened with points a
+        killed commit left pending; the caller holds ``writing()``.
+        """
+        ids = sorted(set(fact_ids))
+        if not ids:
+            return
+        for start in range(0, len(ids), FACT_SLICE):
+            points = self.facts.fetch(ids[start : start + FACT_SLICE], with_vectors=True)
+            stated = self.graph.stated_facts([(p.id, str(p.payload.get("source_id", ""))) for p in points])
+            kept = [
+                VectorPoint(p.id, p.dense, fact_keyword_text(stated[p.id]), fact_payload(stated[p.id]))
+                for p in points
+                if p.id in stated
+            ]
+            self.facts.upsert(kept)
+            self.facts.delete(sorted({p.id for p in points} - stated.keys()))
+
+    def write_facts(self, pending: PendingVectors, points: Sequence[VectorPoint], incoming: Sequence[str]) -> None:
+        """Write a commit's fact points as they will be once its last graph statement has run: one write each.
+
+        Called right before that statement, once the commit's relations are written and its older chunks retired:
+        each of ``points`` (the facts of the relations it wrote) and each fact point it touched (``touch_facts``) is
+        read from the graph with ``incoming`` (its chunks) counted current, and written pending with the fact as the
+        graph will hold it, to turn current when applied; one no passage will state is deleted then. The alternative,
+        settling after the commit (``settle_facts``), writes each point twice. A kill before the commit leaves them
+        pending, and the next open settles them from the graph (whose chunks of this commit are not committed).
+        """
+        new = {p.id: (p.dense, p.payload) for p in points}
+        touched = [i for i in pending.facts_from_graph() if i not in new]
+        stored = {p.id: (p.dense, p.payload) for p in self.facts.fetch(touched, with_vectors=True)} if touched else {}
+        written = {**new, **stored}
+        if not written:
+            return
+        asked = [(i, str(payload.get("source_id", ""))) for i, (_, payload) in written.items()]
+        stated = self.graph.stated_facts(asked, incoming)
+        final = [
+            VectorPoint(i, dense, fact_keyword_text(stated[i]), fact_payload(stated[i]))
+            for i, (dense, _) in written.items()
+            if i in stated
+        ]
+        pending.add(VectorCollection.FACTS, final, as_written=True)
+        gone = sorted(self.facts.existing_ids([i for i in written if i not in stated]))
+        pending.change(VectorCollection.FACTS, gone, None)
+
+    def facts_of(self, chunk_ids: Sequence[str] = (), entity_ids: Sequence[str] = ()) -> list[str]:
+        """The stored fact points that these chunks state, or that start or end at these entity records, by id."""
+        found: set[str] = set()
+        if chunk_ids:
+            found.update(self.facts.matching_ids(PayloadFilter(((CHUNK_IDS, tuple(chunk_ids)),))))
+        for end in ("source_id", "target_id") if entity_ids else ():
+            found.update(self.facts.matching_ids(PayloadFilter(((end, tuple(entity_ids)),))))
+        return sorted(found)
 
     def _settle(self, chunk_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
         current = {c.id: c.current for c in self.graph.get_chunks(chunk_ids)} if chunk_ids else {}
@@ -195,9 +270,11 @@ class KnowledgeStore:
                 return self.retire_chunks(chunk_ids, keep, own, incoming)
         # section chunks are never embedded, so only the points that exist are marked
         pending.change(VectorCollection.CHUNKS, sorted(self.chunks.existing_ids(list(chunk_ids))), SUPERSEDED)
+        pending.touch_facts(self.facts_of(chunk_ids))
         retirement = self.graph.retire_chunks(chunk_ids, keep, incoming)
         removed = sorted(self.entities.existing_ids(list(retirement.removed)))
         pending.change(VectorCollection.ENTITIES, removed, None)
+        pending.touch_facts(self.facts_of(entity_ids=retirement.removed))
         return retirement
 
     def undo_merge(self, key: str) -> list[MergeLogEntry]:
@@ -225,6 +302,7 @@ class KnowledgeStore:
             closing.callback(self.graph.close)
             if self.journal is not None:
                 closing.callback(self.journal.close)
+            closing.callback(self.facts.close)
             closing.callback(self.communities.close)
             closing.callback(self.entities.close)
             closing.callback(self.chunks.close)

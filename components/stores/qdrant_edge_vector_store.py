@@ -60,13 +60,19 @@ def _conditions(pairs: tuple[tuple[str, str | int | tuple[str, ...]], ...]) -> l
     ]
 
 
+def _must_not(payload_filter: PayloadFilter) -> list[Any]:
+    # "every value is one of these" is "no value is outside them": must_not a match of any value except those
+    outside = [qe.FieldCondition(key=key, match=qe.MatchExcept(list(values))) for key, values in payload_filter.within]
+    return [*_conditions(payload_filter.excludes), *outside]
+
+
 def _edge_filter(payload_filter: PayloadFilter | None) -> qe.Filter | None:
     if payload_filter is None or payload_filter.empty:
         return None
     must: list[Any] = _conditions(payload_filter.equals)
     if payload_filter.ids is not None:
         must.append(qe.HasIdCondition({point_uuid(i) for i in payload_filter.ids}))
-    return qe.Filter(must=must, must_not=_conditions(payload_filter.excludes))
+    return qe.Filter(must=must, must_not=_must_not(payload_filter))
 
 
 class QdrantEdgeVectorStore:
@@ -366,7 +372,7 @@ class QdrantEdgeVectorStore:
         request = qe.QueryRequest(
             limit=len(ids),
             query=qe.Query.Nearest(list(dense), using=DENSE_VECTOR),
-            filter=qe.Filter(must=conditions, must_not=_conditions(given.excludes)),
+            filter=qe.Filter(must=conditions, must_not=_must_not(given)),
             with_payload=[ITEM_ID_FIELD],
             params=self._dense_params,
         )

@@ -131,13 +131,22 @@ class QdrantServerVectorStore:
         ]
 
     @classmethod
+    def _must_not(cls, payload_filter: PayloadFilter) -> list[Any]:
+        # "every value is one of these" is "no value is outside them": must_not a match of any value except those
+        outside = [
+            models.FieldCondition(key=key, match=models.MatchExcept(**{"except": list(values)}))
+            for key, values in payload_filter.within
+        ]
+        return [*cls._conditions(payload_filter.excludes), *outside]
+
+    @classmethod
     def _filter(cls, payload_filter: PayloadFilter | None) -> Any:
         if payload_filter is None or payload_filter.empty:
             return None
         must: list[Any] = cls._conditions(payload_filter.equals)
         if payload_filter.ids is not None:
             must.append(models.HasIdCondition(has_id=[point_uuid(i) for i in payload_filter.ids]))
-        return models.Filter(must=must, must_not=cls._conditions(payload_filter.excludes))
+        return models.Filter(must=must, must_not=cls._must_not(payload_filter))
 
     def upsert(self, points: Sequence[VectorPoint], status: str | None = None) -> None:
         """Insert or replace points by id; ``status``, if given, is stored in place of each payload's own."""
@@ -302,7 +311,7 @@ class QdrantServerVectorStore:
                 self._name,
                 query=list(dense),
                 using=DENSE_VECTOR,
-                query_filter=models.Filter(must=conditions, must_not=self._conditions(given.excludes)),
+                query_filter=models.Filter(must=conditions, must_not=self._must_not(given)),
                 limit=len(ids),
                 with_payload=[ITEM_ID_FIELD],
             )

@@ -90,6 +90,11 @@ def communities_part(store: KnowledgeStore) -> VectorStore:
     return store.communities
 
 
+def facts_part(store: KnowledgeStore) -> VectorStore:
+    """The facts collection of ``store``."""
+    return store.facts
+
+
 def _same(part: object, live: object) -> bool:
     # ``is`` for stores; ``==`` for bound methods (``graph.entity_ids_of_documents`` is a new object at every access)
     return part is live or (inspect.ismethod(live) and part == live)

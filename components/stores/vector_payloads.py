@@ -5,13 +5,15 @@ One module owns the format both ways, so a field added on one side cannot be for
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from agrag.components.data_models.chunk import Chunk, ChunkKind
+from agrag.components.data_models.chunk import Chunk, ChunkKind, document_id_of
 from agrag.components.data_models.community import Community, CommunityReport, ReportMethod
 from agrag.components.data_models.document_structure import TableCell
 from agrag.components.data_models.entity import Entity
-from agrag.components.stores.vector_store import CURRENT, MERGED_STATUS, STATUS_FIELD, VectorHit
+from agrag.components.data_models.fact import Fact
+from agrag.components.stores.vector_store import CURRENT, MERGED_STATUS, STATUS_FIELD, StoredPoint, VectorHit
 
 STORE = "vector store"
 
@@ -97,4 +99,44 @@ def community_from_payload(hit: VectorHit) -> Community:
         entity_ids=tuple(p.get("entity_ids", ())),
         parent_id=p.get("parent_id") or None,
         report=report,
+    )
+
+
+# The fact payload's fields of its passages: what a retirement finds it by, and what a document scope filters on.
+CHUNK_IDS = "chunk_ids"
+DOCUMENT_IDS = "document_ids"
+
+
+def fact_support(chunk_ids: Sequence[str]) -> dict[str, Any]:
+    """The payload fields of a fact's supporting passages: their ids, and their documents (which scopes filter on)."""
+    ids = sorted(set(chunk_ids))
+    return {CHUNK_IDS: ids, DOCUMENT_IDS: sorted({document_id_of(i) for i in ids})}
+
+
+def fact_payload(fact: Fact, status: str = CURRENT) -> dict[str, Any]:
+    """The payload of a fact's point: its ends, predicate and sentence, the passages that state it, its status."""
+    return {
+        "source_id": fact.source_id,
+        "source": fact.source,
+        "type": fact.type,
+        "target_id": fact.target_id,
+        "target": fact.target,
+        "description": fact.description,
+        **fact_support(fact.chunk_ids),
+        STATUS_FIELD: status,
+    }
+
+
+def fact_from_payload(hit: VectorHit | StoredPoint) -> Fact:
+    """Rebuild a ``Fact`` (without its passages' text) from its point."""
+    p = hit.payload
+    return Fact(
+        id=hit.id,
+        source_id=p["source_id"],
+        source=p.get("source", ""),
+        type=p.get("type", ""),
+        target_id=p["target_id"],
+        target=p.get("target", ""),
+        description=p.get("description", ""),
+        chunk_ids=tuple(p.get(CHUNK_IDS, ())),
     )

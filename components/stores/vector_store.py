@@ -1,9 +1,9 @@
 """The vector store interface both Qdrant backends implement.
 
-A vector store holds one collection (chunks or entities). Every point has a dense vector and a keyword (BM25)
-sparse vector computed from its text, and a JSON payload. A query runs both legs and fuses them by rank inside
-the store, so each search method gets one ranked list; ``query_leg`` runs one leg alone, for a caller that fuses
-the legs itself.
+A vector store holds one collection (chunks, entities, community reports or facts). Every point has a dense vector
+and a keyword (BM25) sparse vector computed from its text, and a JSON payload. A query runs both legs and fuses them
+by rank inside the store, so each search method gets one ranked list; ``query_leg`` runs one leg alone, for a caller
+that fuses the legs itself.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class VectorCollection(StrEnum):
     CHUNKS = "chunks"
     ENTITIES = "entities"
     COMMUNITIES = "communities"
+    FACTS = "facts"  # one point per relation: subject, predicate, object and the sentence that states it
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,31 +67,39 @@ class PayloadFilter:
     """Exact-match conditions on payload fields; a tuple value means any of its values.
 
     Every ``equals`` condition must hold and no ``excludes`` condition may; a point without the field passes an
-    ``excludes`` condition (so points written before a field existed are not lost).
+    ``excludes`` condition (so points written before a field existed are not lost). For a field holding a list, a
+    condition holds when any of its values matches. A ``within`` condition holds when every value the field holds is
+    one of the given values (a point without the field, or with an empty list, passes it): what keeps a fact whose
+    passages span several documents out of a search limited to some of them.
     """
 
     # No bool values: qdrant-edge-py 0.9 matches a bool condition against nothing, so flags are keywords.
     equals: tuple[tuple[str, str | int | tuple[str, ...]], ...] = ()
     excludes: tuple[tuple[str, str | int | tuple[str, ...]], ...] = ()
     ids: frozenset[str] | None = None
+    within: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def and_(self, key: str, value: str | int | tuple[str, ...]) -> PayloadFilter:
         """Return a filter with one more condition that must hold."""
-        return PayloadFilter((*self.equals, (key, value)), self.excludes, self.ids)
+        return PayloadFilter((*self.equals, (key, value)), self.excludes, self.ids, self.within)
 
     def and_not(self, key: str, value: str | int | tuple[str, ...]) -> PayloadFilter:
         """Return a filter with one more condition that must not hold."""
-        return PayloadFilter(self.equals, (*self.excludes, (key, value)), self.ids)
+        return PayloadFilter(self.equals, (*self.excludes, (key, value)), self.ids, self.within)
+
+    def and_within(self, key: str, values: tuple[str, ...]) -> PayloadFilter:
+        """Return a filter that also needs every value of ``key`` to be one of ``values``."""
+        return PayloadFilter(self.equals, self.excludes, self.ids, (*self.within, (key, tuple(values))))
 
     def only_ids(self, ids: Iterable[str]) -> PayloadFilter:
         """Return a filter that also keeps only these point ids (narrowing any earlier id condition)."""
         wanted = frozenset(ids)
-        return PayloadFilter(self.equals, self.excludes, wanted if self.ids is None else self.ids & wanted)
+        return PayloadFilter(self.equals, self.excludes, wanted if self.ids is None else self.ids & wanted, self.within)
 
     @property
     def empty(self) -> bool:
         """True when the filter lets every point through."""
-        return not (self.equals or self.excludes) and self.ids is None
+        return not (self.equals or self.excludes or self.within) and self.ids is None
 
 
 @runtime_checkable

@@ -41,6 +41,7 @@ from agrag.components.data_models.evidence import (
     EvidenceScope,
     ExploredEdge,
     ExploreResult,
+    FactEvidence,
     FetchedEvidence,
     FetchResult,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "EvidenceSession",
     "ExploreResult",
     "ExploredEdge",
+    "FactEvidence",
     "FetchResult",
     "FetchedEvidence",
     "InvalidCitation",

@@ -1,7 +1,8 @@
 """Turns one search's ranked results into ranked passage lists: strict (passage hits) and expanded.
 
-The strict list counts chunks only: a chunk stands for the passage it was cut from. The expanded list (a
-diagnostic) also maps the other item kinds onto passages, so recipes that return graph items can be compared:
+The strict list counts chunks, and the passages a fact carries (a fact result is cited through the chunks that state
+it, which come with it, best first): a chunk stands for the passage it was cut from. The expanded list (a diagnostic)
+also maps the other item kinds onto passages, so recipes that return graph items can be compared:
 
 * an entity: the passages about it, then those mentioning it most (``GraphStore.supporting_chunk_ids``);
 * a relation: the passages its ``chunk_ids`` name, in stored order;
@@ -21,6 +22,7 @@ from agrag.components.data_models.chunk import Chunk, document_id_of
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.evidence_id import EvidenceId
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_result import SearchResult
 
@@ -61,7 +63,7 @@ def _item_passages(result: SearchResult, support: Support, index: Mapping[str, i
         chunk_ids: Sequence[str] = (item.id,)
     elif isinstance(item, Entity):
         chunk_ids = support.get(item.id, ())
-    elif isinstance(item, Relation):
+    elif isinstance(item, Relation | Fact):
         chunk_ids = item.chunk_ids
     else:  # CypherRow: computed values, no passage
         chunk_ids = ()
@@ -83,7 +85,7 @@ def ranked_passages(
     expanded: dict[int, None] = {}
     for result in results:
         passages = _item_passages(result, support, index)
-        if isinstance(result.item, Chunk):
+        if isinstance(result.item, Chunk | Fact):
             strict.update(dict.fromkeys(passages))
         expanded.update(dict.fromkeys(passages))
     return list(strict), list(expanded)

@@ -12,6 +12,7 @@ from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolved_entity import ResolvedEntity
 from agrag.components.data_models.search_filters import SearchFilters
@@ -58,7 +59,7 @@ class SearchInput(ToolInput):
     recipe: RecipeName | RecipeConfig | None = Field(
         None,
         description="A recipe name (entity, chunk, hybrid, hybrid_reranked, graph_expand, thematic, text2cypher, "
-        "multi_hop, or one of the server's own conf/recipe files), or a whole recipe object with the fields of a "
+        "multi_hop, fact, or one of the server's own conf/recipe files), or a whole recipe object with the fields of a "
         "recipe YAML (methods, bfs, reranker, limit, ...). Default: the server's configured recipe.",
     )
     overrides: tuple[str, ...] = Field(
@@ -106,6 +107,13 @@ class RelationHit(_Hit):
     item: Relation
 
 
+class FactHit(_Hit):
+    """A fact (subject -[predicate]-> object) with the passages that state it, each citable by its evidence id."""
+
+    kind: Literal["fact"] = "fact"
+    item: Fact
+
+
 class CommunityHit(_Hit):
     """A community of entities with its report."""
 
@@ -120,12 +128,13 @@ class RowHit(_Hit):
     item: CypherRow
 
 
-SearchHit = Annotated[EntityHit | ChunkHit | RelationHit | CommunityHit | RowHit, Field(discriminator="kind")]
+SearchHit = Annotated[EntityHit | ChunkHit | RelationHit | FactHit | CommunityHit | RowHit, Field(discriminator="kind")]
 _HIT_OF: dict[type, Callable[..., SearchHit]] = {
     Entity: EntityHit,
     ResolvedEntity: EntityHit,
     Chunk: ChunkHit,
     Relation: RelationHit,
+    Fact: FactHit,
     Community: CommunityHit,
     CypherRow: RowHit,
 }

@@ -24,6 +24,7 @@ from agrag.components.data_models.community import Community
 from agrag.components.data_models.cypher_row import CypherRow
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.evidence import EvidenceScope
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.resolution import MERGED
 from agrag.components.data_models.search_filters import SearchFilters
@@ -139,6 +140,11 @@ class Truth:
             found.setdefault(merged_into or record_id, []).append((record_id, name, label, description))
         return found
 
+    def relation_chunk_ids(self, relation_id: str) -> list[str]:
+        """Every chunk id the graph says states the relation (current or not)."""
+        rows = self._rows("MATCH (:Entity)-[x:RELATED]->(:Entity) WHERE x.id = $id RETURN x.chunk_ids", id=relation_id)
+        return [c for row in rows for c in row[0]]
+
     def documents_naming(self, record_id: str) -> set[str]:
         """Every document any chunk of which (any version) names or is about the entity record."""
         rows = self._rows(
@@ -155,6 +161,10 @@ def _outside(item: Any, result: SearchResult, documents: set[str], records: dict
     if isinstance(item, Relation):
         inside = item.chunk_ids and all(document_id_of(c) in documents for c in item.chunk_ids)
         return "" if inside else "a relation stated outside the documents"
+    if isinstance(item, Fact):  # every passage the graph has for it, not only those it shows, is in the documents
+        stated = [*truth.relation_chunk_ids(item.id), *item.chunk_ids, *(c.id for c in item.passages)]
+        inside = item.passages and all(document_id_of(c) in documents for c in stated)
+        return "" if inside else "a fact stated outside the documents"
     if isinstance(item, Entity):
         named = records.get(item.id, [])
         if (item.name, item.label) not in {(name, label) for _, name, label, _ in named}:
@@ -169,6 +179,8 @@ def _stored(item: Any, key: str) -> tuple[bool, Any]:
     if isinstance(item, Chunk) and key in CHUNK_FIELDS:
         return True, getattr(item, CHUNK_FIELDS[key])
     if isinstance(item, Entity) and key in ("name", "label"):
+        return True, getattr(item, key)
+    if isinstance(item, Fact) and key in ("type", "source", "target", "source_id", "target_id"):
         return True, getattr(item, key)
     if isinstance(item, Community) and key in ("level", "parent_id"):
         return True, getattr(item, key) or ""
@@ -190,7 +202,7 @@ def violations(results: list[SearchResult], filters: SearchFilters, truth: Truth
             broken.append(f"{where}: {outside}")
         if filters.labels and isinstance(item, Entity) and item.label not in filters.labels:
             broken.append(f"{where}: label {item.label}")
-        if filters.relation_types and isinstance(item, Relation) and item.type not in filters.relation_types:
+        if filters.relation_types and isinstance(item, Relation | Fact) and item.type not in filters.relation_types:
             broken.append(f"{where}: relation type {item.type}")
         for key, wanted in filters.properties.items():
             allowed = set(wanted) if isinstance(wanted, tuple) else {wanted}
@@ -214,6 +226,7 @@ PARTS: dict[str, tuple[RecipeConfig, str]] = {
     "community": (_recipe("community", RetrievalMethod.COMMUNITY), "community"),
     "text2cypher": (_recipe("text2cypher", RetrievalMethod.TEXT2CYPHER), "text2cypher"),
     "ppr": (_recipe("ppr", RetrievalMethod.PPR), "ppr"),
+    "fact": (_recipe("fact", RetrievalMethod.FACT), "fact"),
     "bfs": (_recipe("walk", E, bfs=True, bfs_passages=False), "bfs"),
     "bfs_passages": (_recipe("walk_passages", E, bfs=True), "bfs"),
     "community_expand": (_recipe("reports", E, community_expand=True), "community_expand"),
@@ -292,7 +305,9 @@ async def test_every_method_and_step_honours_each_filter_or_refuses_it(
         assert violations(response.results, filters, truth) == [], f"{part} x {filter_name}"
         found[part] = len([r for r in response.results if entry in r.methods or entry == "rerank"])
     if filter_name == "document_ids":  # not vacuous: the parts that honour a scope find things inside it
-        assert all(found[p] > 0 for p in ("entity", "chunk", "ppr", "bfs", "bfs_passages", "node_distance")), found
+        assert all(found[p] > 0 for p in ("entity", "chunk", "ppr", "fact", "bfs", "bfs_passages", "node_distance")), (
+            found
+        )
 
 
 def test_defect_1_text2cypher_refuses_a_document_filter(runtime: Runtime, leaky_llm: ScriptedLLM) -> None:

@@ -21,6 +21,7 @@ from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.evidence import Direction, DiscoverMode, EvidenceScope
 from agrag.components.data_models.evidence_id import EvidenceId
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.data_models.search_result import SearchResult
@@ -40,7 +41,7 @@ SHAPES = (
     "{a} reviews changes to the {b} every week.",
 )
 # Recipes whose methods need no LLM and no cross-encoder; each takes a document filter.
-RECIPES = ("chunk", "hybrid", "entity", "graph_expand", "multi_hop", "bridge", "thematic")
+RECIPES = ("chunk", "hybrid", "entity", "graph_expand", "multi_hop", "bridge", "thematic", "fact")
 
 
 @st.composite
@@ -89,6 +90,10 @@ class ScopeOracle:
         ids = [i for d in scope for i in self.graph.document_chunk_ids(d)]
         return self.graph.get_chunks(ids)
 
+    def _names(self, fact: Fact) -> list[str]:
+        """The fact's ends' names that in-scope text writes."""
+        return [name.casefold() for name in (fact.source, fact.target) if name.casefold() in self.text]
+
     def check_result(self, result: SearchResult) -> None:
         item = result.item
         if isinstance(item, Chunk):
@@ -100,6 +105,12 @@ class ScopeOracle:
         elif isinstance(item, Relation):
             assert item.chunk_ids, f"relation {item.id} has no source passage"
             assert all(document_id_of(c) in self.scope for c in item.chunk_ids), f"relation {item.id} is stated outside"
+        elif isinstance(item, Fact):
+            found = self.graph.stated_facts([(item.id, item.source_id)]).get(item.id)
+            stated = found.chunk_ids if found is not None else ()
+            assert item.passages and stated, f"fact {item.id} has no current passage"
+            assert all(document_id_of(c) in self.scope for c in stated), f"fact {item.statement} is stated outside"
+            assert {item.source.casefold(), item.target.casefold()} <= set(self._names(item)), item.statement
         elif isinstance(item, Community):
             assert item.id in self.communities, f"community {item.id} has no member in scope"
         else:
@@ -125,6 +136,9 @@ def _check_queries(session: EvidenceSession, oracle: ScopeOracle, queries: tuple
             assert entity.id in oracle.entities, f"find_entities({query!r}) returned {entity.name}"
             assert entity.name.casefold() in oracle.text, f"{entity.name!r} is not written in any in-scope text"
             assert all(_document_of(p) in oracle.scope for p in entity.passages)
+            for fact in entity.facts:
+                assert {fact.source_id, fact.target_id} <= oracle.entities, f"find_entities told of {fact.fact}"
+                assert fact.passages and all(_document_of(p) in oracle.scope for p in fact.passages)
             explored = session.explore(entity.id, depth=2) if rank < 2 else None
             for edge in explored.edges if explored else ():
                 assert {edge.source_id, edge.target_id} <= oracle.entities, f"explore crossed out of scope: {edge}"

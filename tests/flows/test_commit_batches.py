@@ -24,7 +24,7 @@ from agrag.pipelines.config_loader import load_config
 from agrag.pipelines.settings import AgragSettings
 from agrag.pipelines.store_factory import open_knowledge_store
 from tests.support import synthetic_corpus
-from tests.support.store_dump import dump
+from tests.support.store_dump import dump, fact_vectors, facts_of_graph
 
 
 def _document(name: str, chunk_count: int) -> tuple[LoadedDocument, list[Chunk]]:
@@ -148,6 +148,7 @@ def test_the_batch_size_does_not_change_what_is_stored(
     for store in stores:
         ingest_into(str(folder), configs[id(store)], store, embedder)
     assert dump(sliced) == dump(whole)
+    assert fact_vectors(whole) == facts_of_graph(whole) != []
 
     # new versions move names between notes: what an older version alone named is named by a later batch now
     for index in (3, 17, 29):
@@ -159,6 +160,8 @@ def test_the_batch_size_does_not_change_what_is_stored(
     reports = [ingest_into(str(folder), configs[id(store)], store, embedder) for store in stores]
     assert reports[0].documents_ingested == reports[1].documents_ingested == 4
     assert dump(sliced) == dump(whole)
+    # every fact point mirrors a relation some current passage states, with exactly those passages
+    assert fact_vectors(whole) == facts_of_graph(whole)
 
 
 def test_an_entity_that_moves_to_a_later_batch_keeps_its_vector(

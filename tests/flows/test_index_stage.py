@@ -66,8 +66,8 @@ def test_finalize_indexes_a_data_dir_and_every_answer_stays(
         assert _pending(runtime.store) == set()
         after = recipe_answers(runtime, embedder)
     indexed = (
-        f"{counts['chunk_vectors']} chunk, {counts['entity_vectors']} entity, {counts['community_vectors']} report "
-        "vectors indexed for search"
+        f"{counts['chunk_vectors']} chunk, {counts['entity_vectors']} entity, {counts['community_vectors']} report, "
+        f"{counts['fact_vectors']} fact vectors indexed for search"
     )
     assert (report.finalized, report.message) == (False, f"{NOTHING_STALE}; {indexed}")
     assert report.stage_seconds is not None and set(report.stage_seconds) == {"index"}

@@ -108,6 +108,7 @@ def test_the_vectors_move_unembedded_and_every_search_answers_the_same(
         "chunks": counts["chunk_vectors"],
         "entities": counts["entity_vectors"],
         "communities": counts["community_vectors"],
+        "facts": counts["fact_vectors"],
     }
     assert all(c.left_out == 0 and c.resumed == 0 for c in done.migration.collections)
     assert told == [(name, n, n) for name, n in done.migration.copied().items()]
@@ -156,6 +157,7 @@ def test_a_migration_stopped_halfway_completes_when_run_again(
         VectorCollection.CHUNKS: len(points[VectorCollection.CHUNKS]),
         VectorCollection.ENTITIES: 0,
         VectorCollection.COMMUNITIES: 0,
+        VectorCollection.FACTS: 0,
     }
     with open_runtime([QDRANT], settings_for(root), embedder=embedder) as runtime:
         _same_points(points, _points(runtime.store))

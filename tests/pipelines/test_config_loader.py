@@ -44,6 +44,7 @@ def test_an_unknown_recipe_names_the_valid_choices() -> None:
         "bridge",
         "chunk",
         "entity",
+        "fact",
         "graph_expand",
         "hybrid",
         "hybrid_reranked",
@@ -105,7 +106,7 @@ def test_a_value_of_the_wrong_type_says_what_it_got() -> None:
 
 def test_an_unknown_method_raises_the_typed_error_with_valid_methods(tmp_path: Path) -> None:
     conf = user_recipe(tmp_path, "bad", "methods: [entity, graph_walk]\n")
-    valid = "chunk, community, entity, ppr, text2cypher"
+    valid = "chunk, community, entity, fact, ppr, text2cypher"
     with pytest.raises(UnknownRecipeMethodError, match=rf"'graph_walk'.*Valid methods: {valid}"):
         load_config(["recipe=bad"], user_dir=conf)
 
@@ -203,6 +204,7 @@ def test_every_preset_is_importable_and_matches_the_spec() -> None:
         "GRAPH_EXPAND": (("entity",), 20),
         "THEMATIC": (("community",), 5),
         "TEXT2CYPHER": (("text2cypher",), 10),
+        "FACT": (("fact",), 10),
     }
     for name, (methods, limit) in expected.items():
         recipe = getattr(recipes, name)

@@ -219,6 +219,22 @@ def test_find_entities_gives_supporting_passages_in_scope(session: EvidenceSessi
     assert {EvidenceId.parse(p).document_id for p in scoped.passages} == {TEAM}
 
 
+def test_find_entities_gives_the_facts_passages_state_about_each_entity(session: EvidenceSession) -> None:
+    maria = session.find_entities("Who did Maria Chen work with on the Orion Planner?", limit=5)
+    (found,) = [e for e in maria if e.name == "Maria Chen"]
+    assert 1 <= len(found.facts) <= 3
+    for fact in found.facts:
+        assert "Maria Chen" in fact.fact and " -[" in fact.fact and "]-> " in fact.fact
+        assert found.id in (fact.source_id, fact.target_id)
+        texts = session.fetch(fact.passages).items
+        assert texts and all("Maria" in t.text for t in texts), "each passage states the fact"
+    orion = [f for f in found.facts if "Orion Planner" in f.fact]
+    assert orion and found.facts[0] == orion[0], "the fact most like the query comes first"
+    only_team = EvidenceSession(session.store, session.embedder, EvidenceScope((TEAM,)))
+    for entity in only_team.find_entities("Maria Chen", limit=5):
+        assert {EvidenceId.parse(p).document_id for f in entity.facts for p in f.passages} <= {TEAM}
+
+
 def test_explore_marks_each_edge_with_the_passage_that_states_it(session: EvidenceSession) -> None:
     maria = session.find_entities("Maria Chen", limit=1)[0]
     explored = session.explore(maria.id, depth=1)

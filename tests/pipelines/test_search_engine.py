@@ -116,7 +116,8 @@ def failing_store(tmp_path: Path, *, entities_fail: bool, chunks_fail: bool) -> 
         if fail:
             store.close()
     communities = QdrantEdgeVectorStore(tmp_path / "communities", VectorCollection.COMMUNITIES, 384)
-    return KnowledgeStore(KuzuGraphStore(tmp_path / "g.kuzu"), chunks, entities, communities)
+    facts = QdrantEdgeVectorStore(tmp_path / "facts", VectorCollection.FACTS, 384)
+    return KnowledgeStore(KuzuGraphStore(tmp_path / "g.kuzu"), chunks, entities, communities, facts)
 
 
 async def test_a_failing_method_is_recorded_while_the_others_return(
@@ -129,6 +130,7 @@ async def test_a_failing_method_is_recorded_while_the_others_return(
     assert "StoreError" in response.trace.failures["entity"]
     store.chunks.close()
     store.communities.close()
+    store.facts.close()
     store.graph.close()
 
 
@@ -138,6 +140,7 @@ async def test_all_methods_failing_raises(tmp_path: Path, embedder: SentenceTran
         await SearchEngine(store, embedder, RetrievalSettings()).search("Orion", HYBRID)
     assert set(info.value.failures) == {"entity", "chunk"}
     store.communities.close()
+    store.facts.close()
     store.graph.close()
 
 
@@ -149,6 +152,7 @@ async def test_a_search_that_finds_nothing_returns_an_empty_list(
         QdrantEdgeVectorStore(tmp_path / "c", VectorCollection.CHUNKS, 384),
         QdrantEdgeVectorStore(tmp_path / "e", VectorCollection.ENTITIES, 384),
         QdrantEdgeVectorStore(tmp_path / "k", VectorCollection.COMMUNITIES, 384),
+        QdrantEdgeVectorStore(tmp_path / "f", VectorCollection.FACTS, 384),
     )
     with store:
         response = await SearchEngine(store, embedder, RetrievalSettings()).search_with_trace("anything", HYBRID)

@@ -91,7 +91,7 @@ def test_unknown_recipe_exits_non_zero_naming_the_choices() -> None:
     result = CliRunner().invoke(app, ["search", "anything", "recipe=nonexistent"])
     assert result.exit_code == 2
     assert "no recipe named 'nonexistent'" in result.output
-    valid = "bridge, chunk, entity, graph_expand, hybrid, hybrid_reranked, multi_hop, text2cypher, thematic"
+    valid = "bridge, chunk, entity, fact, graph_expand, hybrid, hybrid_reranked, multi_hop, text2cypher, thematic"
     assert f"Valid choices: {valid}" in " ".join(result.output.split())
 
 
@@ -101,7 +101,7 @@ def test_recipe_with_unknown_method_exits_non_zero_naming_the_methods(tmp_path: 
     result = CliRunner().invoke(app, ["search", "anything", "recipe=broken"])
     assert result.exit_code == 2
     assert "Unknown retrieval method 'pagerank'" in result.output
-    assert "Valid methods: chunk, community, entity, ppr, text2cypher" in result.output
+    assert "Valid methods: chunk, community, entity, fact, ppr, text2cypher" in result.output
 
 
 @pytest.mark.needs_prefect

@@ -81,12 +81,12 @@ def test_through_a_pipe_each_slice_is_a_line_and_no_model_loads(data_dir: Path, 
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     copied = [line for line in lines if line.endswith("points copied")]
-    assert [line.split(":")[0] for line in copied] == ["chunks", "entities", "communities"]
+    assert [line.split(":")[0] for line in copied] == ["chunks", "entities", "communities", "facts"]
     for line in copied:
         _name, n, _of, m, *_rest = line.replace(":", "").split()
         assert n == m and int(n) > 0, line
     summary = next(line for line in lines if line.startswith("Migrated: "))
-    assert "copied to agrag_chunks, agrag_entities, agrag_communities" in summary
+    assert "copied to agrag_chunks, agrag_entities, agrag_communities, agrag_facts" in summary
     assert any("vector_store=qdrant and AGRAG_QDRANT_PATH=" in line for line in lines)
     kept = next(line for line in lines if line.startswith("The Qdrant Edge shards were kept at "))
     assert "vectors.edge-" in kept and "delete that folder" in kept

@@ -32,7 +32,17 @@ from tests.service.test_cli import run_agrag
 from tests.support.scripted_llm import ScriptedLLM, scripted_llm
 
 QUERIES = ("Who wrote the Orion Planner?", "Which robot carries a Lidar?", "What are the main themes?")
-OFFLINE = ("entity", "chunk", "hybrid", "hybrid_reranked", "graph_expand", "thematic", "multi_hop", "bridge")
+OFFLINE = (
+    "entity",
+    "chunk",
+    "hybrid",
+    "hybrid_reranked",
+    "graph_expand",
+    "thematic",
+    "multi_hop",
+    "bridge",
+    "fact",
+)
 CYPHER = "MATCH (e:Entity) WHERE e.merged_into = '' RETURN e.name AS name ORDER BY name LIMIT 3"
 
 

@@ -18,13 +18,14 @@ from agrag.components.data_models.community import Community
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.evidence import Direction, DiscoverMode
 from agrag.components.data_models.evidence_id import EvidenceId
+from agrag.components.data_models.fact import Fact
 from agrag.components.data_models.ingestion_run import RunState, StageState
 from agrag.components.data_models.relation import Relation
 from agrag.components.data_models.search_result import SearchResult
 from agrag.pipelines.runtime import Runtime
 from agrag.pipelines.store_status import store_status
 
-RECIPES = ("chunk", "hybrid", "entity", "graph_expand")
+RECIPES = ("chunk", "hybrid", "entity", "graph_expand", "fact")
 
 
 def version_of(chunk_id: str) -> tuple[str, str]:
@@ -88,6 +89,10 @@ class CommittedReads:
         elif isinstance(item, Entity):  # every chunk said to support it is current (it may have none yet: see above)
             for chunk_id in self.runtime.store.graph.supporting_chunk_ids([item.id]).get(item.id, []):
                 self.check_current(chunk_id, f"{where} (support of {item.name})")
+        elif isinstance(item, Fact):  # a fact is found only with the committed passages that state it
+            assert item.passages, f"{where} returned {item.statement} with no passage"
+            for chunk_id in (*item.chunk_ids, *(p.id for p in item.passages)):
+                self.check_current(chunk_id, f"{where} (passage of {item.statement})")
         else:
             assert isinstance(item, Community | Relation), f"{where} returned a {type(item).__name__}"
 
@@ -100,7 +105,7 @@ class CommittedReads:
                     self.check_current(str(EvidenceId.parse(hit.id).chunk_id), f"discover {mode} {query!r}")
                     read += 1
             for entity in session.find_entities(query, limit=10):
-                for passage in entity.passages:
+                for passage in (*entity.passages, *(p for fact in entity.facts for p in fact.passages)):
                     self.check_current(str(EvidenceId.parse(passage).chunk_id), f"find_entities {query!r}")
                 for edge in session.explore(entity.id, depth=2).edges:
                     for passage in edge.passages:

@@ -15,12 +15,12 @@ from agrag.components.stores.vector_store import QueryLeg
 from agrag.pipelines.runtime import Runtime
 
 QUESTIONS = ("Who wrote the Orion Planner?", "What caused the replanning storm in Lyon?", "lidar window aisle 14")
-# every recipe that runs without an LLM or a cross-encoder: passages, entities, both, the graph walk, the reports
-RECIPES = ("chunk", "entity", "hybrid", "graph_expand", "thematic", "multi_hop")
+# every recipe that runs without an LLM or a cross-encoder: passages, entities, both, the graph walk, the reports, facts
+RECIPES = ("chunk", "entity", "hybrid", "graph_expand", "thematic", "multi_hop", "fact")
 SCORE_TOLERANCE = 1e-6  # a migrated vector may be one float32 step off (Qdrant re-normalizes), and so its scores
 # Multi-step recipes fuse several rankings: a tie one engine orders the other way moves an item's rank in a step,
 # and so its fused score, without changing what is found (the README's note on rebuilt stores).
-SINGLE_RANKING = {"chunk", "entity", *(leg.value for leg in QueryLeg)}
+SINGLE_RANKING = {"chunk", "entity", "fact", *(leg.value for leg in QueryLeg)}
 
 Answers = dict[tuple[str, str], tuple[tuple[float, ...], frozenset[str]]]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.components.stores.vector_store import STATUS_FIELD
+from agrag.components.stores.vector_store import STATUS_FIELD, PayloadFilter
 
 _QUERIES = {
     "documents": "MATCH (d:Document) RETURN d.id, d.version, d.chunk_count, d.config_hash ORDER BY d.id",
@@ -36,5 +36,23 @@ def dump(store: KnowledgeStore) -> dict[str, Any]:
     entity_ids = [row[0] for row in out["entities"]]
     out["chunk_vectors"] = sorted((p.id, p.payload.get(STATUS_FIELD)) for p in store.chunks.fetch(chunk_ids))
     out["entity_vectors"] = sorted((p.id, p.payload.get(STATUS_FIELD)) for p in store.entities.fetch(entity_ids))
+    out["fact_vectors"] = fact_vectors(store)
     out["counts"] = store.counts()
     return out
+
+
+def fact_vectors(store: KnowledgeStore) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:
+    """Every fact point: its id, status, passages and documents."""
+    points = store.facts.fetch(store.facts.matching_ids(PayloadFilter()))
+    return sorted(
+        (p.id, p.payload.get(STATUS_FIELD), tuple(p.payload["chunk_ids"]), tuple(p.payload["document_ids"]))
+        for p in points
+    )
+
+
+def facts_of_graph(store: KnowledgeStore) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:
+    """What the fact points must be: one current point per relation a current chunk states, with those chunks."""
+    return sorted(
+        (f.id, "current", f.chunk_ids, tuple(sorted({c.split(".", 1)[0] for c in f.chunk_ids})))
+        for f in store.graph.supported_facts()
+    )

@@ -8,6 +8,7 @@ from agrag.components.stores.kuzu.bulk_load import KuzuBulkLoad
 from agrag.components.stores.kuzu.communities import KuzuCommunities
 from agrag.components.stores.kuzu.documents import KuzuDocuments
 from agrag.components.stores.kuzu.evidence_reads import KuzuEvidenceReads
+from agrag.components.stores.kuzu.fact_reads import KuzuFactReads
 from agrag.components.stores.kuzu.ingest_writes import KuzuIngestWrites
 from agrag.components.stores.kuzu.resolution import KuzuResolution
 from agrag.components.stores.kuzu.retrieval_reads import KuzuRetrievalReads
@@ -25,6 +26,7 @@ class KuzuGraphStore(
     KuzuCommunities,
     KuzuRetrievalReads,
     KuzuEvidenceReads,
+    KuzuFactReads,
     KuzuUserQueries,
     KuzuStatus,
 ):

@@ -5,11 +5,14 @@ from __future__ import annotations
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.community import Community, CommunityReport, Finding
 from agrag.components.data_models.entity import Entity
+from agrag.components.data_models.fact import Fact
 from agrag.components.embedders.embedding_texts import (
     chunk_embedding_text,
     community_report_text,
     entity_comparison_text,
     entity_embedding_text,
+    fact_keyword_text,
+    predicate_words,
 )
 
 
@@ -60,3 +63,17 @@ def test_a_community_is_embedded_from_its_reports_title_summary_and_findings() -
 
 def test_a_community_without_a_report_has_no_text() -> None:
     assert community_report_text(Community("c1", 0, ("e1",))) == ""
+
+
+def test_a_fact_is_embedded_as_its_statement_then_its_sentence() -> None:
+    owns = Fact("r1", "e1", "Victor Hale", "owns", "e2", "Osprey Ceramics", "Victor Hale owns Osprey Ceramics.")
+    assert fact_keyword_text(owns) == "Victor Hale owns Osprey Ceramics: Victor Hale owns Osprey Ceramics."
+    named = Fact("r2", "e3", "Krill-9", "RELATED_TO", "e4", "Dr. Cathcart")
+    assert fact_keyword_text(named) == "Krill-9 related to Dr. Cathcart", "no sentence: the statement alone"
+    assert owns.statement == "Victor Hale -[owns]-> Osprey Ceramics"
+
+
+def test_a_relation_type_reads_as_words_and_a_predicate_phrase_is_kept() -> None:
+    assert predicate_words("WORKS_AT") == "works at"
+    assert predicate_words("studied at") == "studied at"
+    assert predicate_words("replaced ... as") == "replaced ... as"

@@ -1,9 +1,10 @@
 """Filter translation as a property: both Qdrant backends return exactly the points a filter admits.
 
-A fixed set of points with varied payloads (some fields missing, keyword and integer values) is stored once per
-backend. Hypothesis writes payload filters (equals, any-of, excludes, id lists) and ``SearchFilters`` turned into
-payload filters by ``payload_filter_for``; each backend must return exactly the points the same filter admits when
-evaluated in Python, by both legs and by similarity lookups.
+A fixed set of points with varied payloads (some fields missing, keyword and integer values, and a list of
+documents as a fact's payload holds) is stored once per backend. Hypothesis writes payload filters (equals, any-of,
+excludes, within, id lists) and ``SearchFilters`` turned into payload filters by ``payload_filter_for``; each backend
+must return exactly the points the same filter admits when evaluated in Python, by both legs and by similarity
+lookups.
 """
 
 from __future__ import annotations
@@ -44,14 +45,17 @@ FIELDS: dict[str, tuple[Any, ...]] = {
     "title": TITLES,
     "order": ORDERS,
 }
-KEYWORDS = (STATUS_FIELD, "document_id", "kind", "title")
+KEYWORDS = (STATUS_FIELD, "document_id", "kind", "title", "document_ids")
+LISTED = "document_ids"  # a list field: any of its values meets a condition; ``within`` needs every one allowed
 
 
 def _points() -> list[VectorPoint]:
     rng = random.Random(15)
     points = []
     for number in range(60):
-        payload = {key: rng.choice(values) for key, values in FIELDS.items() if rng.random() > 0.15}
+        payload: dict[str, Any] = {key: rng.choice(values) for key, values in FIELDS.items() if rng.random() > 0.15}
+        if rng.random() > 0.15:
+            payload[LISTED] = sorted(rng.sample(DOCUMENTS, rng.randint(0, 3)))
         dense = [rng.uniform(-1, 1) for _ in range(DIM)]
         points.append(VectorPoint(f"p{number:02d}", dense, f"robot number {number}", payload))
     return points
@@ -83,22 +87,37 @@ def _value(key: str) -> st.SearchStrategy[Any]:
 
 @st.composite
 def payload_filters(draw: st.DrawFn) -> PayloadFilter:
-    keys = st.sampled_from(sorted(FIELDS))
-    equals = tuple((k, draw(_value(k))) for k in draw(st.lists(keys, max_size=3)))
-    excludes = tuple((k, draw(_value(k))) for k in draw(st.lists(keys, max_size=2)))
+    keys = st.sampled_from([*sorted(FIELDS), LISTED])
+    equals = tuple((k, draw(_value_of(k))) for k in draw(st.lists(keys, max_size=3)))
+    excludes = tuple((k, draw(_value_of(k))) for k in draw(st.lists(keys, max_size=2)))
     ids = draw(st.none() | st.frozensets(st.sampled_from(IDS), max_size=20))
-    return PayloadFilter(equals, excludes, ids)
+    allowed = st.lists(st.sampled_from(DOCUMENTS), min_size=1, max_size=3, unique=True).map(tuple)
+    within = tuple((LISTED, draw(allowed)) for _ in range(draw(st.integers(0, 1))))
+    return PayloadFilter(equals, excludes, ids, within)
+
+
+def _value_of(key: str) -> st.SearchStrategy[Any]:
+    return _value("document_id") if key == LISTED else _value(key)
 
 
 def _holds(payload: dict[str, Any], value: Any, key: str) -> bool:
-    return key in payload and (payload[key] in value if isinstance(value, tuple) else payload[key] == value)
+    if key not in payload:
+        return False
+    stored = payload[key] if isinstance(payload[key], list) else [payload[key]]
+    wanted = value if isinstance(value, tuple) else (value,)
+    return any(v in wanted for v in stored)
 
 
 def admits(condition: PayloadFilter, point: VectorPoint) -> bool:
-    """The filter's meaning, as ``PayloadFilter`` documents it: a missing field fails equals and passes excludes."""
+    """The filter's meaning, as ``PayloadFilter`` documents it: a missing field fails equals and passes excludes.
+
+    A list field meets a condition when any of its values does, and ``within`` when every one is allowed.
+    """
     if condition.ids is not None and point.id not in condition.ids:
         return False
     if not all(_holds(point.payload, value, key) for key, value in condition.equals):
+        return False
+    if not all(set(point.payload.get(key, [])) <= set(values) for key, values in condition.within):
         return False
     return not any(_holds(point.payload, value, key) for key, value in condition.excludes)
 
@@ -145,6 +164,23 @@ def test_search_filters_reach_the_store_query_with_their_meaning(
         if filters.document_ids and payload.get("document_id") not in filters.document_ids:
             return False
         return all(_holds(payload, value, key) for key, value in filters.properties.items())
+
+    assert {h.id for h in hits} == {p.id for p in POINTS if meets(p)}
+
+
+@PROPERTY_SETTINGS
+@given(documents=st.lists(st.sampled_from(DOCUMENTS), max_size=3, unique=True), probe=st.sampled_from(POINTS))
+def test_a_fact_search_within_documents_keeps_facts_every_passage_of_which_is_there(
+    store: VectorStore, documents: list[str], probe: VectorPoint
+) -> None:
+    current = PayloadFilter(((STATUS_FIELD, CURRENT),))
+    condition = payload_filter_for(VectorCollection.FACTS, current, SearchFilters(document_ids=tuple(documents)))
+    hits = store.query(probe.dense, "robot", limit=len(POINTS), payload_filter=condition)
+
+    def meets(point: VectorPoint) -> bool:
+        listed = set(point.payload.get(LISTED, []))
+        inside = not documents or (bool(listed & set(documents)) and listed <= set(documents))
+        return point.payload.get(STATUS_FIELD) == CURRENT and inside
 
     assert {h.id for h in hits} == {p.id for p in POINTS if meets(p)}
 

@@ -271,3 +271,48 @@ def test_a_small_collection_has_nothing_to_index_and_optimize_changes_nothing(st
     assert not store.index_pending()
     assert store.optimize() is False
     assert store.query([0.0, 0.0, 1.0, 0.0], "lidar", limit=4) == before
+
+
+# Points whose payload holds lists, as a fact's does (the documents and passages that state it).
+LISTED = [
+    VectorPoint("one-doc", [1.0, 0.0, 0.0, 0.0], "Victor Hale owns Osprey Ceramics", {"docs": ["a"]}),
+    VectorPoint("two-docs", [0.9, 0.1, 0.0, 0.0], "Osprey Ceramics supplies glaze", {"docs": ["a", "b"]}),
+    VectorPoint("other-doc", [0.8, 0.2, 0.0, 0.0], "Krill-9 feeds on plankton", {"docs": ["c"]}),
+    VectorPoint("no-docs", [0.7, 0.3, 0.0, 0.0], "an unsupported fact", {"docs": []}),
+]
+
+
+def test_a_list_field_matches_when_any_of_its_values_does(opener: Opener, tmp_path: Path) -> None:
+    store = opener(tmp_path)
+    try:
+        store.upsert(LISTED)
+        hits = store.query([1.0, 0.0, 0.0, 0.0], "x", limit=10, payload_filter=PayloadFilter((("docs", ("b", "z")),)))
+        assert {h.id for h in hits} == {"two-docs"}
+        assert set(store.matching_ids(PayloadFilter((("docs", ("a",)),)))) == {"one-doc", "two-docs"}
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("leg", [None, *QueryLeg])
+def test_within_keeps_only_points_whose_every_listed_value_is_allowed(
+    opener: Opener, tmp_path: Path, leg: QueryLeg | None
+) -> None:
+    store = opener(tmp_path)
+    try:
+        store.upsert(LISTED)
+        # what a search limited to document a asks of facts: some passage in a, none outside it
+        scoped = PayloadFilter((("docs", ("a",)),)).and_within("docs", ("a",))
+        text = "Osprey Ceramics Victor Hale glaze Krill-9 fact"
+        if leg is None:
+            hits = store.query([1.0, 0.0, 0.0, 0.0], text, limit=10, payload_filter=scoped)
+        else:
+            hits = store.query_leg(leg, [1.0, 0.0, 0.0, 0.0], text, limit=10, payload_filter=scoped)
+        assert {h.id for h in hits} == {"one-doc"}
+        wider = PayloadFilter((("docs", ("a", "b")),)).and_within("docs", ("a", "b"))
+        assert set(store.matching_ids(wider)) == {"one-doc", "two-docs"}
+        # alone, within lets through a point with no value at all: nothing lies outside the allowed ones
+        assert set(store.matching_ids(PayloadFilter().and_within("docs", ("c",)))) == {"other-doc", "no-docs"}
+        similar = store.similarities([1.0, 0.0, 0.0, 0.0], [p.id for p in LISTED], scoped)
+        assert set(similar) == {"one-doc"}
+    finally:
+        store.close()

@@ -57,6 +57,24 @@ def test_search_over_http_returns_what_the_engine_returns(served: Served) -> Non
     assert "Maria Chen" in " ".join(h.item.text for h in output.hits if h.kind == "chunk")
 
 
+def test_a_fact_search_over_http_cites_each_fact_through_its_passages(served: Served) -> None:
+    with served.client() as client:
+        everywhere = client.post("/v1/search", json={"query": QUESTION, "recipe": "fact"})
+        scoped = client.post(
+            "/v1/search", json={"query": QUESTION, "recipe": "fact", "filters": {"document_ids": [SCOPE[0]]}}
+        )
+    hits = everywhere.json()["hits"]
+    assert hits and {h["kind"] for h in hits} == {"fact"}
+    for hit in hits:
+        fact = hit["item"]
+        assert fact["passages"] and [p["id"] for p in fact["passages"]] == fact["chunk_ids"]
+        assert all(p["current"] for p in fact["passages"])
+    top = hits[0]["item"]
+    assert {top["source"], top["target"]} & {"Maria Chen", "Orion Planner"}
+    inside = [p["document_id"] for h in scoped.json()["hits"] for p in h["item"]["passages"]]
+    assert set(inside) <= {SCOPE[0]}
+
+
 def test_search_takes_an_inline_recipe_filters_and_overrides(served: Served) -> None:
     with served.client() as client:
         inline = client.post("/v1/search", json={"query": "planner", "recipe": {"methods": ["chunk"], "limit": 3}})
@@ -122,6 +140,8 @@ def test_an_evidence_session_over_http(served: Served) -> None:
         gone = client.post(f"{session}/discover", json={"query": QUESTION})
     assert [item["id"] for item in fetched["items"]] == ids and fetched["not_found"] == [f"{ids[0][:-2]}c999"]
     assert around[0]["items"] + around[1]["items"] and entities[0]["name"] == "Orion Planner" and explored["edges"]
+    facts = [f for e in entities for f in e["facts"]]
+    assert facts and all(" -[" in f["fact"] and f["passages"] for f in facts), "find_entities carries facts over HTTP"
     assert checked["cited"] == [ids[0]] and checked["invalid"][0]["reason"] == "not_fetched"
     assert rendered["text"].startswith("Maria Chen wrote the Orion Planner [1].") and rendered["sources"]
     assert info["fetched"] >= len(ids)

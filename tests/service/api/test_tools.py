@@ -17,7 +17,7 @@ from agrag.service.tools.search_tool import SearchOutput, hit_of, result_of
 from agrag.service.tools.tool import ToolContext, ToolHost
 from tests.service.api.conftest import SCOPE
 
-OFFLINE_RECIPES = ("entity", "chunk", "hybrid", "graph_expand", "thematic", "multi_hop", "bridge")
+OFFLINE_RECIPES = ("entity", "chunk", "hybrid", "graph_expand", "thematic", "multi_hop", "bridge", "fact")
 
 
 def through_json(data: Any) -> Any:
@@ -78,7 +78,7 @@ def test_search_hits_round_trip_to_the_exact_results_of_every_offline_recipe(ser
         assert back.results() == engine.results, recipe
         assert back.trace is not None and back.trace == output.trace
         kinds |= {hit.kind for hit in back.hits}
-    assert kinds == {"entity", "chunk", "relation", "community"}
+    assert kinds == {"entity", "chunk", "relation", "community", "fact"}
 
 
 def test_a_graph_query_row_round_trips_too(served_runtime: Runtime) -> None:
@@ -110,6 +110,7 @@ def test_every_evidence_output_round_trips_through_json(served_runtime: Runtime)
         "status": TOOLS["status"].run(context, {}),
     }
     assert found.hits and entities and calls["explore"].edges and calls["check_citations"].cited
+    assert any(e.facts for e in entities), "find_entities gives the facts passages state about an entity"
     for name, output in calls.items():
         tool = TOOLS[name]
         assert tool.load(through_json(tool.dump(output))) == output, name

@@ -41,6 +41,7 @@ def test_every_preset_runs_here_but_the_two_that_need_a_setting() -> None:
         "thematic",
         "multi_hop",
         "bridge",
+        "fact",
     }
     assert "RETRIEVAL_CROSS_ENCODER_MODEL" in str(reasons["hybrid_reranked"])
     assert "AGRAG_LLM_BASE_URL" in str(reasons["text2cypher"])
