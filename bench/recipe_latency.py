@@ -49,12 +49,14 @@ from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.query_analysis import QueryAnalyzerKind
 from agrag.components.expanders.graph_bfs_expander import LINK_BONUS, MENTIONS_PER_SEED
 from agrag.components.expanders.graph_bfs_expander import WALK_CANDIDATES as WALK_RELATIONS
+from agrag.components.graph.bridge_hop import BridgeHop
 from agrag.components.graph.passage_graph import PassageGraph
 from agrag.components.rerankers.cross_encoder_reranker import rerank_text
 from agrag.components.retrievers.page_rank_chunk_retriever import SEARCH_CANDIDATES, WALK_CANDIDATES
 from agrag.components.retrievers.query_names import query_entity_ids
 from agrag.components.stores import kuzu_cypher as cy
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.components.stores.kuzu.connection import scope_params
 from agrag.components.stores.qdrant_common import (
     DENSE_VECTOR,
     ITEM_ID_FIELD,
@@ -71,7 +73,18 @@ from agrag.pipelines.recipes import load_recipe
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import RetrievalSettings
 
-RECIPES = ("entity", "chunk", "hybrid", "hybrid_reranked", "graph_expand", "thematic", "text2cypher", "multi_hop")
+RECIPES = (
+    "entity",
+    "chunk",
+    "hybrid",
+    "hybrid_reranked",
+    "graph_expand",
+    "thematic",
+    "text2cypher",
+    "multi_hop",
+    "bridge",
+    "fact",
+)
 NOTES = {
     "hybrid_reranked": "tiny generated cross-encoder, measures the pipeline overhead, not a real model's cost",
     "text2cypher": "scripted local LLM: measures our overhead plus one Kùzu query, not a model",
@@ -123,8 +136,13 @@ class BareFloor:
             RetrievalMethod.ENTITY: self.store.entities._shard,  # type: ignore[attr-defined]
             RetrievalMethod.CHUNK: self.store.chunks._shard,  # type: ignore[attr-defined]
             RetrievalMethod.COMMUNITY: self.store.communities._shard,  # type: ignore[attr-defined]
+            RetrievalMethod.FACT: self.store.facts._shard,  # type: ignore[attr-defined]
         }
-        self.filters = {RetrievalMethod.ENTITY: RESOLVED_ENTITIES, RetrievalMethod.CHUNK: CURRENT_CHUNKS}
+        self.filters = {
+            RetrievalMethod.ENTITY: RESOLVED_ENTITIES,
+            RetrievalMethod.CHUNK: CURRENT_CHUNKS,
+            RetrievalMethod.FACT: CURRENT_CHUNKS,  # facts carry the same status field
+        }
         self.kuzu = self.store.graph._conn  # type: ignore[attr-defined]
         url = urlparse(self.llm_url)
         self._http = (url.hostname or "127.0.0.1", url.port or 80, f"{url.path}/chat/completions")
@@ -288,7 +306,9 @@ class BareFloor:
         for recipe in recipes:
             self._steps(query, dense, recipe, hits, parts)
         if any(RetrievalMethod.PPR in r.methods for r in recipes):
-            self._ppr(query, dense, sparse, parts)
+            best = self._ppr(query, dense, sparse, parts)
+            if any(r.bridge for r in recipes):
+                self._bridge(query, dense, sparse, best, parts)
         if any(RetrievalMethod.TEXT2CYPHER in r.methods for r in recipes):
             parts["kuzu_scripted_cypher"] = _timed(lambda: self.kuzu_rows(SCRIPTED_CYPHER))[0]
             parts["llm_round_trip"] = _timed(self.chat)[0]
@@ -317,6 +337,8 @@ class BareFloor:
                     seconds, points = _timed(partial(self.hybrid_query, method, dense, sparse, recipe.limit))
                     parts[f"{method.value}_query_{recipe.limit}"] = seconds
                     hits[key] = _settled(points, recipe.limit)
+                    if method is RetrievalMethod.FACT:
+                        self._fact_passages(dense, hits[key], parts)
         return hits
 
     def _entities(
@@ -369,7 +391,47 @@ class BareFloor:
             passages = partial(self.walk_passages, seeds, relation_chunks, dense, recipe.limit)
             parts[f"walk_passages_{recipe.name}"] = _timed(passages)[0]
 
-    def _ppr(self, query: str, dense: list[float], sparse: Any, parts: dict[str, float]) -> None:
+    def _fact_passages(self, dense: list[float], hits: list[VectorHit], parts: dict[str, float]) -> None:
+        """The fact method's passages: the Kùzu read of the chunks that state the facts, their cosine to the query."""
+        stating = list(dict.fromkeys(str(c) for h in hits for c in h.payload.get("chunk_ids", ())))
+        read = partial(self.kuzu_rows, cy.GET_CHUNKS_IN_SCOPE, {"ids": stating, **scope_params(None)})
+        parts["fact_chunks_read"] = _timed(read)[0]
+        parts["fact_similarities"] = _timed(lambda: self.similarities(dense, stating))[0] if stating else 0.0
+
+    def _bridge(self, query: str, dense: list[float], sparse: Any, best: list[str], parts: dict[str, float]) -> None:
+        """The bridge round's store calls: its entities' vectors, one cosine query per bridge, one keyword query."""
+        graph = self.passages()
+        hop = BridgeHop()
+        bridges = hop.bridges(graph, best[: hop.settings.first], query_entity_ids(query, graph.entities_named))
+        ids = [point_uuid(b.entity_id) for b in bridges]
+        seconds, points = _timed(lambda: self.shards[RetrievalMethod.ENTITY].retrieve(ids, True, True))
+        parts["bridge_entity_vectors"] = seconds
+        vectors = {p.payload[ITEM_ID_FIELD]: p.vector for p in points if p.payload}
+        total, reached = 0.0, []
+        for bridge in bridges:
+            stored = vectors.get(bridge.entity_id)
+            entity = list(stored.get(DENSE_VECTOR, [])) if isinstance(stored, dict) else []
+            if not entity:
+                continue
+            joined = [q + hop.settings.entity_weight * e for q, e in zip(dense, entity, strict=True)]
+            norm = math.sqrt(sum(v * v for v in joined)) or 1.0
+            asked = partial(self.similarities, [v / norm for v in joined], list(bridge.chunk_ids))
+            total += _timed(asked)[0]
+            reached += bridge.chunk_ids
+        parts["bridge_similarities"] = total
+        parts["bridge_keyword"] = _timed(lambda: self.keyword_query(sparse, reached))[0] if reached else 0.0
+
+    def keyword_query(self, sparse: Any, ids: Sequence[str]) -> list[Any]:
+        """The keyword leg alone over the given chunks (``query_leg`` KEYWORD narrowed by ``only_ids``)."""
+        if not sparse.indices:
+            return []
+        where = _only_ids(CURRENT_CHUNKS, list(dict.fromkeys(ids)))
+        request = qe.QueryRequest(
+            limit=len(ids), query=qe.Query.Nearest(sparse, using=KEYWORD_VECTOR), filter=where, with_payload=True
+        )
+        return list(self.shards[RetrievalMethod.CHUNK].query(request))
+
+    def _ppr(self, query: str, dense: list[float], sparse: Any, parts: dict[str, float]) -> list[str]:
         graph = self.passages()
         mass = graph.personalized_pagerank(query_entity_ids(query, graph.entities_named), self.settings.ppr_damping)
         walked = sorted(mass, key=lambda chunk_id: (-mass[chunk_id], chunk_id))[:WALK_CANDIDATES]
@@ -381,6 +443,7 @@ class BareFloor:
         best = [point_uuid(p.payload[ITEM_ID_FIELD]) for p in scored[:10]]
         retrieve = lambda: self.shards[RetrievalMethod.CHUNK].retrieve(best, True, False)  # noqa: E731
         parts["ppr_retrieve"] = _timed(retrieve)[0]
+        return [str(p.payload[ITEM_ID_FIELD]) for p in scored[:10]]
 
 
 def _on_new_thread(call: Callable[[], Any]) -> None:
@@ -403,18 +466,28 @@ def _settled(points: list[Any], limit: int) -> list[VectorHit]:
     return sorted(hits, key=lambda h: (-h.score, h.id))[:limit]
 
 
+def _method_parts(recipe: RecipeConfig, method: RetrievalMethod) -> list[str]:
+    """The floor parts of one method of ``recipe``."""
+    if method in (RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY, RetrievalMethod.FACT):
+        parts = [f"{method.value}_query_{recipe.limit}"]
+        if method is RetrievalMethod.ENTITY:
+            parts.append(f"entity_named_{recipe.limit}")
+        if method is RetrievalMethod.FACT:
+            parts += ["fact_chunks_read", "fact_similarities"]
+        return parts
+    if method is RetrievalMethod.PPR:
+        parts = ["ppr_chunk_query", "ppr_similarities", "ppr_retrieve"]
+        if recipe.bridge:
+            parts += ["bridge_entity_vectors", "bridge_similarities", "bridge_keyword"]
+        return parts
+    return ["kuzu_scripted_cypher", "llm_round_trip"]
+
+
 def floor_parts(recipe: RecipeConfig) -> list[str]:
     """The names of the parts (see ``BareFloor.measure``) that make up the floor of ``recipe``."""
     parts = [] if set(recipe.methods) == {RetrievalMethod.TEXT2CYPHER} else ["embed"]
     for method in recipe.methods:
-        if method in (RetrievalMethod.ENTITY, RetrievalMethod.CHUNK, RetrievalMethod.COMMUNITY):
-            parts.append(f"{method.value}_query_{recipe.limit}")
-            if method is RetrievalMethod.ENTITY:
-                parts.append(f"entity_named_{recipe.limit}")
-        elif method is RetrievalMethod.PPR:
-            parts += ["ppr_chunk_query", "ppr_similarities", "ppr_retrieve"]
-        else:
-            parts += ["kuzu_scripted_cypher", "llm_round_trip"]
+        parts += _method_parts(recipe, method)
     if recipe.bfs:
         parts.append(f"walk_{recipe.name}")
         if recipe.bfs_passages:
