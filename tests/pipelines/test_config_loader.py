@@ -23,10 +23,11 @@ def user_recipe(tmp_path: Path, name: str, body: str) -> Path:
     return conf
 
 
-def test_default_composition_is_the_hybrid_recipe_on_the_embedded_store() -> None:
+def test_default_composition_is_the_bridge_recipe_on_the_embedded_store() -> None:
     config = load_config()
-    assert config.recipe.name == "hybrid"
-    assert config.recipe.methods == (RetrievalMethod.ENTITY, RetrievalMethod.CHUNK)
+    assert config.recipe.name == "bridge"
+    assert config.recipe.methods == (RetrievalMethod.PPR,)
+    assert config.recipe.bridge
     assert config.recipe.limit == 10
     assert isinstance(config.vector_store, EdgeVectorStoreConfig)
     assert config.embedder.model == "all-MiniLM-L6-v2"
