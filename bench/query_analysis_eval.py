@@ -25,8 +25,8 @@ from typing import Any
 
 from agrag.components.data_models.entity import normalize_name
 from agrag.components.data_models.query_analysis import QueryAnalysis
+from agrag.components.extractors.relation_verbs import guess_past, known_verb
 from agrag.components.retrievers.rule_query_analyzer import RuleQueryAnalyzer
-from agrag.components.retrievers.verb_forms import guess_past, known_verb
 
 LABELS = Path(__file__).resolve().parent / "labels"
 SETS = {"hotpotqa_dev": "hotpotqa_dev/hotpotqa_train.json", "musique_dev": "musique_dev/musique_train.json"}

@@ -37,7 +37,7 @@ def _keepable(pruned: PrunedReport) -> _Keepable:
     documents.update(doc for d in pruned.dropped_labels if valid_name(d.label) for doc in d.documents)
     patterns: list[tuple[str, str, str]] = []
     for p in pruned.undeclared_patterns:
-        # A predicate phrase (``studies at``) is declared in the ontology's spelling, which matches it (``STUDIES_AT``).
+        # A predicate phrase (``studied at``) is declared in the ontology's spelling, which matches it (``STUDIED_AT``).
         rel_type = p.type if valid_name(p.type) and not p.type.islower() else relation_type_name(p.type)
         pattern = (rel_type, _side(p.source_label), _side(p.target_label))
         bad = [name for name in pattern if name != WILDCARD and not valid_name(name)]

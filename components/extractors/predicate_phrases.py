@@ -1,7 +1,7 @@
 """Predicate phrases by rule: what one sentence says joins two entity mentions, and which of them is the subject.
 
 ``predicate_between`` reads the words between two mentions (and a few around them) and returns a short, normalised
-predicate (``owns``, ``studies at``, ``replaces ... as director``, ``engineer of``) with its direction, or None when
+predicate (``owns``, ``studied at``, ``replaced ... as director``, ``engineer of``) with its direction, or None when
 the words are no predicate it can trust: a clause break, a negation or hedge, another entity, a list, a pronoun or
 more words than a predicate has. This module knows where the mentions sit (possessives, appositions, a name that
 modifies a noun, a preposition before the subject, titles); ``verb_phrases`` reads the words between them.

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agrag.components.extractors.relation_verbs import predicate_tense
 from agrag.components.extractors.verb_forms import (
     PARTICIPLES_ONLY,
     STATIVE_PARTICIPLES,
     is_inflected_verb,
     is_past_participle,
-    present_tense,
 )
 from agrag.components.extractors.word_classes import (
     AUXILIARIES,
@@ -42,7 +42,7 @@ class Predicate:
 
     Attributes:
         phrase: Lowercase, verbs in the third-person present, at most ``MAX_PREDICATE_WORDS`` words (``...`` marks
-            where the object sits in ``replaces ... as director`` and does not count).
+            where the object sits in ``replaced ... as director`` and does not count).
         subject_first: True when the earlier mention is the subject (``Victor owns Osprey``), False when the later
             one is (``Osprey is owned by Victor``).
     """
@@ -87,7 +87,7 @@ def passive_verb(words: Sequence[str]) -> str | None:
     if len(words) >= 2 and words[-1] == "by" and is_past_participle(words[0]):
         middle = words[1:-1]
         if not middle or (len(middle) == 2 and middle[0] == "and" and is_past_participle(middle[1])):
-            return present_tense(words[0])
+            return predicate_tense(words[0])
     return None
 
 
@@ -121,19 +121,20 @@ def _active(words: Sequence[str], *, auxiliaries: bool, relative: bool) -> str |
         return None  # ``Osprey, acting for Halyard``: a participle clause, not the name's own verb
     if (verb in PARTICIPLES_ONLY or verb in STATIVE_PARTICIPLES) and not auxiliaries:
         return joined([verb, *tail]) if tail else None  # ``later known as``: a passive without its ``is``
-    return joined([present_tense(verb), *tail])
+    return joined([predicate_tense(verb), *tail])
 
 
 def predicate_of(text: str) -> Predicate | None:
     """A predicate written elsewhere (an LLM's triple: ``was published by``, ``WORKS_AT``) in the form the rules write.
 
-    Verbs go to the third-person present and a passive turns active (``was published by`` is ``publishes`` with the
+    Verbs go to their predicate form (``relation_verbs``: the third-person present, the past for one-off events such
+    as ``founded``) and a passive turns active (``was published by`` is ``published`` with the
     object as subject); anything else is kept lowercased, its words joined by single spaces (``ceo of``). None for
     a text with no words.
 
     Example:
         ```python
-        predicate_of("was published by")  # Predicate("publishes", subject_first=False)
+        predicate_of("was published by")  # Predicate("published", subject_first=False)
         ```
     """
     words = tuple(w for w in _WORD.findall(text.replace("_", " ").casefold()) if w[:1].isalpha())

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from agrag.components.extractors.relation_verbs import STATIVE, guess_past, known_verb, predicate_form
 from agrag.components.retrievers.query_hints import hint_spans
 from agrag.components.retrievers.query_words import AUXILIARIES, Word, words_of
-from agrag.components.retrievers.verb_forms import STATIVE, guess_past, known_verb, predicate_form
 
 # The word after a verb that belongs to its predicate: "looks after", "studied at", "takes part in".
 PARTICLES: dict[str, tuple[str, ...]] = {

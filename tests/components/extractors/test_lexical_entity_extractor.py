@@ -51,8 +51,8 @@ def test_a_stated_predicate_makes_a_directed_fact_instead_of_a_co_occurrence() -
     extraction = LexicalEntityExtractor().run(chunks=[chunk("Maria Chen wrote the Orion Planner.", "c7")])["extraction"]
     (relation,) = extraction.relations
     maria, orion = entity_id_for("Maria Chen", "Person"), entity_id_for("Orion Planner")
-    assert (relation.source_id, relation.type, relation.target_id) == (maria, "writes", orion)
-    assert relation.id == relation_id_for(maria, orion, "writes")
+    assert (relation.source_id, relation.type, relation.target_id) == (maria, "wrote", orion)
+    assert relation.id == relation_id_for(maria, orion, "wrote")
     assert relation.chunk_ids == ("c7",)
     assert relation.description == "Maria Chen wrote the Orion Planner."
 
@@ -62,7 +62,7 @@ def test_a_passive_fact_points_from_its_agent() -> None:
     (relation,) = LexicalEntityExtractor().run(chunks=[chunk(text)])["extraction"].relations
     assert (relation.source_id, relation.type, relation.target_id) == (
         entity_id_for("Maria Chen", "Person"),
-        "writes",
+        "wrote",
         entity_id_for("Orion Planner"),
     )
 

@@ -27,7 +27,7 @@ def fact(sentence: str, first: str, second: str, *others: str) -> tuple[str, str
     [
         ("Victor Hale owns Osprey Ceramics.", "Victor Hale", "Osprey Ceramics", "owns"),
         ("Dr. Gallagher manages the Sequencing Facility.", "Gallagher", "Sequencing Facility", "manages"),
-        ("Kirsty studied at the University of Leeds.", "Kirsty", "University of Leeds", "studies at"),
+        ("Kirsty studied at the University of Leeds.", "Kirsty", "University of Leeds", "studied at"),
         ("Halyard Marine supplies the CT-60.", "Halyard Marine", "CT-60", "supplies"),
         ("Lukas reports to Tessa Oyelaran.", "Lukas", "Tessa Oyelaran", "reports to"),
         ("Tom Reyes works for Halyard Marine.", "Tom Reyes", "Halyard Marine", "works for"),
@@ -58,7 +58,7 @@ def test_a_passive_is_turned_active_with_its_agent_as_subject() -> None:
 def test_a_role_after_the_object_joins_the_predicate_in_both_voices() -> None:
     active = "Fiona Baird replaced Moira Cathcart as director."
     passive = "Moira Cathcart was replaced by Fiona Baird as director."
-    expected = ("Fiona Baird", "replaces ... as director", "Moira Cathcart")
+    expected = ("Fiona Baird", "replaced ... as director", "Moira Cathcart")
     assert fact(active, "Fiona Baird", "Moira Cathcart") == expected
     assert fact(passive, "Moira Cathcart", "Fiona Baird") == expected
 

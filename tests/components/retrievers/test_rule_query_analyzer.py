@@ -11,8 +11,8 @@ import pytest
 
 from agrag.components.data_models.entity import normalize_name
 from agrag.components.data_models.query_analysis import AnswerType, QueryAnalysis, QueryAnalyzerKind
+from agrag.components.extractors.relation_verbs import guess_past, known_verb
 from agrag.components.retrievers.rule_query_analyzer import RuleQueryAnalyzer
-from agrag.components.retrievers.verb_forms import guess_past, known_verb
 
 LABELS = Path(__file__).resolve().parents[3] / "bench" / "labels"
 

@@ -1,6 +1,6 @@
 import pytest
 
-from agrag.components.retrievers.verb_forms import (
+from agrag.components.extractors.relation_verbs import (
     gerund,
     guess_past,
     known_verb,

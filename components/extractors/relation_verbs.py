@@ -1,4 +1,7 @@
-"""A small rule lemmatiser for the verbs of relations: ``supplied`` -> ``supply``, and each lemma's predicate form.
+"""The verbs of relations, as lemmas: their forms (``supply`` -> ``supplied``) and each lemma's predicate form.
+
+Shared by what extraction writes and what query analysis looks for, so a fact's predicate and a question's relation
+keyword meet in one form. ``verb_forms`` goes the other way, from any form of any verb to its base.
 
 The predicate form is what a fact's predicate and a query's relation keyword are written as: the third person
 present for lasting relations (``owns``, ``supplies``, ``manages``) and the past for one-off events
@@ -7,6 +10,10 @@ present for lasting relations (``owns``, ``supplies``, ``manages``) and the past
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
+
+from agrag.components.extractors.verb_forms import base_form, third_person
 
 # Verbs that relate two things, as lemmas. Irregular forms are listed below; the rest inflect by rule.
 RELATION_VERBS = frozenset(
@@ -62,15 +69,6 @@ def _doubles(lemma: str) -> bool:
         and lemma[-2] in _VOWELS
         and lemma[-3] not in _VOWELS
     )
-
-
-def third_person(lemma: str) -> str:
-    """``supply`` -> ``supplies``, ``manage`` -> ``manages``, ``fix`` -> ``fixes``."""
-    if lemma.endswith("y") and lemma[-2:-1] not in tuple(_VOWELS):
-        return lemma[:-1] + "ies"
-    if lemma.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return lemma + "es"
-    return lemma + "s"
 
 
 def past(lemma: str, participle: bool = False) -> str:
@@ -151,3 +149,9 @@ def predicate_form(lemma: str, *, participle: bool = False) -> str:
     if lemma in EVENT_VERBS:
         return past(lemma)
     return third_person(lemma)
+
+
+@lru_cache(maxsize=4096)
+def predicate_tense(word: str) -> str:
+    """Any form of a verb in its predicate form: ``owned`` -> ``owns``, ``studies`` -> ``studied``."""
+    return predicate_form(base_form(word))
