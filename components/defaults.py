@@ -89,6 +89,7 @@ BRIDGE_FIRST: Final = 2
 BRIDGE_MAX_BRIDGES: Final = 12
 BRIDGE_MAX_SHARE: Final = 0.3
 BRIDGE_ENTITY_WEIGHT: Final = 0.5
+BRIDGE_SEED_PASSAGES: Final = 2
 # Reciprocal-rank fusion of the walk's list with the bridge round's: k, and the bridge list's weight.
 BRIDGE_RRF_K: Final = 2
 BRIDGE_RRF_WEIGHT: Final = 1.5

@@ -27,12 +27,15 @@ class BridgeHopSettings:
         max_bridges: Names tried as bridges, the most specific first.
         max_share: A name on more than this share of the passages is a hub, never a bridge.
         entity_weight: How much of the bridge entity's vector joins the question's in the second round.
+        seed_passages: A question that names no entity of the graph starts its walk from the entities of this many
+            of the passages that match it best (0: it is ranked by similarity alone).
     """
 
     first: int = defaults.BRIDGE_FIRST
     max_bridges: int = defaults.BRIDGE_MAX_BRIDGES
     max_share: float = defaults.BRIDGE_MAX_SHARE
     entity_weight: float = defaults.BRIDGE_ENTITY_WEIGHT
+    seed_passages: int = defaults.BRIDGE_SEED_PASSAGES
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,17 @@ class BridgeHop:
 
     def __init__(self, settings: BridgeHopSettings | None = None) -> None:
         self.settings = settings or BridgeHopSettings()
+
+    def passage_seeds(self, graph: PassageGraph, best: Sequence[str]) -> list[str]:
+        """The entities of the first ``seed_passages`` of ``best`` (passages, best match first), in order, each once.
+
+        Where a question names nothing ("Who supervises the student who ran the porpoise tent?"), the names of the
+        passages that match it best are where its chain starts.
+        """
+        seeds: dict[str, None] = {}
+        for chunk_id in best[: self.settings.seed_passages]:
+            seeds.update(dict.fromkeys(graph.entities_of(chunk_id)))
+        return list(seeds)
 
     def bridges(
         self,

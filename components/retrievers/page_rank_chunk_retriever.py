@@ -41,7 +41,8 @@ class PageRankChunkRetriever:
     at the entities whose names appear in the query. It reaches the second and third passage of a multi-hop
     question through the names they share, which similarity search alone misses. Each candidate's score is
     ``(mass / top mass + 1e-4) * exp(cosine / temperature)``: the walk chooses, similarity orders within it. A query
-    that names no known entity is ranked by similarity alone. The graph snapshot is rebuilt only after a write.
+    that names no known entity is ranked by similarity alone, or, with the bridge round, walks from the entities
+    of the passages that match it best. The graph snapshot is rebuilt only after a write.
     Built from open stores or from a ``StoreSpec`` (opened in ``warm_up``), it serializes as the spec.
 
     Usage:
@@ -141,9 +142,11 @@ class PageRankChunkRetriever:
         graph = self.snapshots.scoped(documents) if documents else self.graph()
         condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
         seeds = query_entity_ids(query, graph.entities_named)
+        searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, condition)
+        if not seeds and self._entity_store is not None:  # a question that names nothing, asked with the bridge round
+            seeds = self.bridge.passage_seeds(graph, [hit.id for hit in searched])
         mass = graph.personalized_pagerank(seeds, self.damping)
         walked = mass.top(WALK_CANDIDATES)
-        searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, condition)
         candidates = list(dict.fromkeys([*walked, *(hit.id for hit in searched)]))
         cosines = self.chunk_store.similarities(query_embedding.values, candidates, condition)
         top_mass = mass.peak() or 1.0

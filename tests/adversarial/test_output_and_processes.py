@@ -93,7 +93,8 @@ def piped_search(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> subp
     """`agrag search ... --trace` into a pipe, once: what `agrag search ... > file` writes (defects 10 and 12)."""
     root = tmp_path_factory.mktemp("piped")
     data_dir = copy_data_dir(corpus, root / "data")
-    result = piped("search", SEARCHED, "--trace", env=cli_env(data_dir), cwd=root)
+    # hybrid: its table has entity rows as well as passages
+    result = piped("search", SEARCHED, "recipe=hybrid", "--trace", env=cli_env(data_dir), cwd=root)
     assert result.returncode == 0, result.stderr
     return result
 
@@ -321,7 +322,7 @@ def test_defect_10_control_characters_from_data_are_shown_escaped(
     through_a_pipe = piped_search
     monkeypatch.setenv("AGRAG_DATA_DIR", str(data_dir))
     runner = CliRunner()
-    as_json = runner.invoke(app, ["search", query, "--json"])
+    as_json = runner.invoke(app, ["search", query, "recipe=hybrid", "--json"])
     hostile = next(h for h in json.loads(as_json.stdout)["results"] if "checklist" in h["item"].get("text", ""))
     assert "\x1b[2J" in hostile["item"]["text"], "--json keeps the data exact (JSON escapes, the parser restores)"
     item = hostile["item"]

@@ -45,8 +45,20 @@ def test_ingest_and_search_end_to_end(tmp_path: Path, examples: Path) -> None:
     store_counts = second.stdout.split("store now holds")[1].split("\nfiles")[0]
     assert first.stdout.split("store now holds")[1].rstrip() == store_counts.rstrip()
 
+    default = run_agrag("search", "Who wrote the Orion Planner?", "recipe.limit=3", "--json", env=env, cwd=tmp_path)
+    assert default.returncode == 0, default.stderr
+    found = json.loads(default.stdout)["results"]
+    assert found[0]["type"] == "Chunk" and "Maria Chen wrote the Orion Planner" in found[0]["item"]["text"]
+    assert all(r["method"] == "ppr" for r in found), "the default recipe is bridge: the walk and its bridge round"
     three = run_agrag(
-        "search", "Who wrote the Orion Planner?", "recipe.limit=3", "--trace", "--json", env=env, cwd=tmp_path
+        "search",
+        "Who wrote the Orion Planner?",
+        "recipe=hybrid",
+        "recipe.limit=3",
+        "--trace",
+        "--json",
+        env=env,
+        cwd=tmp_path,
     )
     assert three.returncode == 0, three.stderr
     payload = json.loads(three.stdout)

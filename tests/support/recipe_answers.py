@@ -62,7 +62,14 @@ def assert_same_answers(before: Answers, after: Answers) -> None:
     assert set(before) == set(after)
     for key, (scores, above) in before.items():
         moved_scores, moved_above = after[key]
-        assert moved_above == above, key
+        swapped = sorted(moved_above ^ above)
+        if key[0] in SINGLE_RANKING:
+            assert moved_above == above, (key, swapped)
+        else:
+            # A fused recipe's step may cut a tie (an RRF tie inside the shard, at the end of a leg's candidates,
+            # where a vector one float32 step off moves an item in or out) at another member: one item swapped
+            # for another (in the failure that taught this, both at the same fused score), no more.
+            assert len(swapped) <= 2 and len(moved_above) == len(above), (key, swapped)
         assert len(moved_scores) == len(scores), key
         if key[0] in SINGLE_RANKING:
             assert all(math.isclose(a, b, abs_tol=SCORE_TOLERANCE) for a, b in zip(scores, moved_scores, strict=True))

@@ -92,6 +92,15 @@ def test_the_keyword_match_to_the_question_joins_the_second_round() -> None:
     assert ranked == ["other", "minutes", "grant", "lab"]
 
 
+def test_a_question_that_names_nothing_walks_from_the_names_of_its_best_passages() -> None:
+    graph = PassageGraph(EDGES)
+    hop = BridgeHop(BridgeHopSettings(seed_passages=2))
+    assert hop.passage_seeds(graph, ["report", "minutes", "grant"]) == ["freezer", "hub", "project", "station"]
+    assert BridgeHop(BridgeHopSettings(seed_passages=1)).passage_seeds(graph, ["lab", "report"]) == ["hub", "station"]
+    assert BridgeHop(BridgeHopSettings(seed_passages=0)).passage_seeds(graph, ["report"]) == []
+    assert hop.passage_seeds(graph, []) == []
+
+
 def test_no_bridge_or_no_vector_gives_no_second_round() -> None:
     graph = PassageGraph(EDGES)
     hop = BridgeHop(BridgeHopSettings(first=1, max_share=0.6))

@@ -126,7 +126,7 @@ def test_search_and_evidence_print_what_they_print_in_process(served: Served) ->
         assert after[name].output == before[name].output, name
     assert after["search_json_trace"].exit_code == 0, after["search_json_trace"].output
     assert without_timings(after["search_json_trace"].output) == without_timings(before["search_json_trace"].output)
-    assert json.loads(after["search_json_trace"].output)["trace"]["recipe"] == "hybrid"
+    assert json.loads(after["search_json_trace"].output)["trace"]["recipe"] == "bridge"  # the default
     assert after["search_graph"].exit_code == 0, after["search_graph"].output
     graph_before, graph_after = rows(before["search_graph"].output), rows(after["search_graph"].output)
     assert graph_after == graph_before

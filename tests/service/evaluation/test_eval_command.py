@@ -57,6 +57,7 @@ EVERY_RECIPE = [
     "text2cypher",
     "multi_hop",
     "bridge",
+    "fact",
 ]
 SKIPPED = ["hybrid_reranked", "text2cypher"]
 RAN = [r for r in EVERY_RECIPE if r not in SKIPPED]
