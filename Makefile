@@ -46,7 +46,7 @@ demo: install
 	AGRAG_DATA_DIR=$(DEMO_DATA) PREFECT_HOME=$(CURDIR)/.agrag/prefect $(BIN)/agrag ingest $(EXAMPLES)
 	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Who wrote the Orion Planner?"
 	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "What caused the replanning storm in Lyon?" recipe.limit=5
-	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Who owns the Atlas Controller?" recipe.limit=5 --trace
+	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Who owns the Atlas Controller?" recipe=hybrid recipe.limit=5 --trace
 	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/agrag search "Which incident involved the planner that Maria Chen wrote?" recipe=multi_hop recipe.limit=4
 	# one MCP round trip: the SDK's client runs `agrag mcp` (search_evidence, fetch_evidence, check_citations)
 	AGRAG_DATA_DIR=$(DEMO_DATA) $(BIN)/python -m agrag.service.mcp.demo "Who wrote the Orion Planner?"

@@ -161,10 +161,15 @@ def travels(fit: _Fit, short: Node) -> bool:
 
     A person rule needs a ``Person`` on one side: untyped, "Lisbon" and "Lisbon Metropolitan Area" look like a
     first name and a full name, and only their shared document shows what the word means there. A title or a
-    possessive on the same name, a legal form or prefix, and a model code carry their own evidence.
+    possessive on the same name, a legal form or prefix, and a model code carry their own evidence. A name of
+    several words that drops some of another's (``Ada Okafor`` of ``Ada Nkem Okafor``) holds only beside it.
     """
     if fit.kind in {FitKind.SAME_NAME, FitKind.MODEL_CODE}:
         return True
+    if fit.kind is FitKind.FEWER_NAMES:
+        # "Scott Howell" is a whole name of its own: in another document it is as likely a namesake
+        # ("Lida Scott Howell", an archer, is not the consultant "Herbert Weston Scott Howell III")
+        return False
     if fit.kind is FitKind.WITHOUT_DESIGNATOR:  # "Shearwater" of "RV Shearwater", not "Boston" of "Boston Corp"
         return " " in short.name.strip() or name_form(fit.full.name).core[0] in VESSEL_PREFIXES
     return is_person_label(fit.full.label) or is_person_label(short.label)

@@ -115,6 +115,15 @@ def test_a_person_links_across_documents_when_one_full_name_in_scope_fits() -> N
     assert reason.endswith("the only name it fits in scope")
 
 
+def test_a_whole_name_of_fewer_words_links_only_beside_the_longer_one() -> None:
+    # HotpotQA: the consultant "Scott Howell" is not the archer "Lida Scott Howell" of another article
+    scott, lida = ("Scott Howell", "Person"), ("Lida Scott Howell", "Person")
+    apart = resolve(documents(d1=[lida], d2=[scott]))
+    assert links(apart) == {}
+    ada, full = ("Ada Okafor", "Person"), ("Ada Nkem Okafor", "Person")
+    assert links(resolve(documents(d1=[full, ada]))) == {eid(ada): eid(full)}
+
+
 def test_untyped_names_link_across_documents_only_as_near_misses() -> None:
     # untyped, "Lisbon" and "Lisbon Metropolitan Area" look like a first name and a full name
     resolution = resolve(documents(d1=["Tessa Oyelaran"], d2=["Tessa"], d3=["Lisbon Metropolitan Area", "Lisbon"]))
