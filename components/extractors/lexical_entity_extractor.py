@@ -59,6 +59,15 @@ STOP_WORDS = frozenset(
 TOPIC_LABEL = "Topic"
 _MAX_TITLE_WORDS = 10
 _QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+_TITLE_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _title_words(title: str) -> set[str]:
+    """The capitalised words of a title's names that are not function words (``McRae`` of ``McRae, Arkansas``)."""
+    names = title_names(title)
+    words = {w for name in names for w in _TITLE_WORD.findall(name)}
+    # a word that is a whole title name ("Lilu" of "Lilu (mythology)") is the Topic every chunk is about already
+    return {w for w in words if w[:1].isupper() and w.casefold() not in STOP_WORDS and w not in names}
 
 
 def title_names(title: str) -> list[str]:
@@ -256,15 +265,17 @@ class LexicalEntityExtractor:
         # that the batch never writes in lower case.
         known = seen_inside | {word for word in inside_words if word.casefold() not in lowercase}
 
-        def trimmed(spans: list[_Span]) -> list[_Span]:
+        def trimmed(spans: list[_Span], chunk: Chunk) -> list[_Span]:
+            # "McRae is a city in ...", in the note "McRae, Arkansas": a word of its own title is a name there too
+            titled = known | {w for w in _title_words(chunk.title) if w.casefold() not in lowercase}
             kept = []
             for span in spans:
                 trim = _drop_opener(span, seen_inside, inside_words, lowercase)
-                if self._keep(trim, known):
+                if self._keep(trim, titled):
                     kept.append(trim)
             return kept
 
-        parsed = [(chunk, [(s, trimmed(spans)) for s, spans in sentences]) for chunk, sentences in parsed]
+        parsed = [(chunk, [(s, trimmed(spans, chunk)) for s, spans in sentences]) for chunk, sentences in parsed]
         labels = self._labels(parsed)
         entities: list[Entity] = []
         mentions: list[Mention] = []

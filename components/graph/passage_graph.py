@@ -139,14 +139,36 @@ class PassageGraph:
         start, end = self._by_entity.indptr[column], self._by_entity.indptr[column + 1]
         return [self.chunk_ids[int(i)] for i in self._by_entity.indices[start:end]]
 
+    def name_weights(self, groups: list[list[str]]) -> dict[str, float]:
+        """Restart weights that make the entities one name gives walk as one entity of all their chunks.
+
+        A name typed two ways, or joined to several titles, is several entities, each rarer than the name; left
+        alone they would restart the walk as strongly as a name that rare. ``(c / n) ** 2`` for an entity of ``c``
+        of the group's ``n`` chunks gives each of those chunks the restart one entity of ``n`` chunks would.
+        """
+        weights: dict[str, float] = {}
+        for group in groups:
+            counts = [self.chunk_count(e) for e in group]
+            total = sum(counts)
+            if len(group) > 1 and total:
+                weights.update({e: (c / total) ** 2 for e, c in zip(group, counts, strict=True)})
+        return weights
+
     def chunk_count(self, entity_id: str) -> int:
         """How many current chunks name or are about ``entity_id`` (0 if it is not in the graph)."""
         index = self._entity_index.get(entity_id)
         return 0 if index is None else round(1.0 / self._specificity[index])
 
-    def personalized_pagerank(self, seeds: list[str], damping: float = 0.5, max_iterations: int = 50) -> ChunkMass:
+    def personalized_pagerank(
+        self,
+        seeds: list[str],
+        damping: float = 0.5,
+        max_iterations: int = 50,
+        weights: Mapping[str, float] | None = None,
+    ) -> ChunkMass:
         """PageRank mass on every chunk for a walk that restarts at ``seeds``; empty if no seed is in the graph.
 
+        Each seed restarts in proportion to its specificity (1 / its chunks), times its ``weights`` entry if given.
         Iterates until the masses are provably within 1e-6 (L1) of the walk's fixed point, or ``max_iterations``
         rounds. ``damping`` is the chance of following an edge rather than restarting, in [0, 1).
         """
@@ -156,6 +178,8 @@ class PassageGraph:
         if not known:
             return ChunkMass(self.chunk_ids, self._chunk_index, np.zeros(len(self.chunk_ids)))
         restart = self._specificity[known]
+        if weights:
+            restart = restart * np.asarray([weights.get(self.entity_ids[i], 1.0) for i in known], dtype=restart.dtype)
         first = self._first_step(self._entity_position[known], restart / restart.sum())
         # The walk restarts at entities only, so at its fixed point the chunks' mass c is what one step brings them
         # from the entities, whose mass is the restart plus one step from the chunks: with first = to_chunks @ restart,

@@ -21,7 +21,7 @@ from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.retrievers.filter_conditions import payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
 from agrag.components.retrievers.qdrant_chunk_retriever import CURRENT_ONLY
-from agrag.components.retrievers.query_names import query_entity_ids
+from agrag.components.retrievers.query_names import query_name_groups
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.store_ref import StoreRef, chunks_part, entities_part
 from agrag.components.stores.store_spec import StoreSpec
@@ -141,11 +141,12 @@ class PageRankChunkRetriever:
         documents = filters.document_ids if filters is not None else ()
         graph = self.snapshots.scoped(documents) if documents else self.graph()
         condition = payload_filter_for(VectorCollection.CHUNKS, CURRENT_ONLY, filters)
-        seeds = query_entity_ids(query, graph.entities_named)
+        groups = query_name_groups(query, graph.entities_named)
+        seeds = [e for group in groups for e in group]
         searched = self.chunk_store.query(query_embedding.values, query, SEARCH_CANDIDATES, condition)
         if not seeds and self._entity_store is not None:  # a question that names nothing, asked with the bridge round
             seeds = self.bridge.passage_seeds(graph, [hit.id for hit in searched])
-        mass = graph.personalized_pagerank(seeds, self.damping)
+        mass = graph.personalized_pagerank(seeds, self.damping, weights=graph.name_weights(groups))
         walked = mass.top(WALK_CANDIDATES)
         candidates = list(dict.fromkeys([*walked, *(hit.id for hit in searched)]))
         cosines = self.chunk_store.similarities(query_embedding.values, candidates, condition)

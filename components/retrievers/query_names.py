@@ -54,6 +54,30 @@ def query_entity_ids(query: str, named: Callable[[str], Sequence[str]]) -> list[
         query: The question or keywords.
         named: The graph's entity ids with a given normalized name (empty when none).
     """
+    found: list[str] = []
+    for group in _outermost(_spans(query, named)):
+        found.extend(e for e in group if e not in found)
+    return found
+
+
+def query_name_groups(query: str, named: Callable[[str], Sequence[str]]) -> list[list[str]]:
+    """The entity ids of each name the query gives, one list per name (``query_entity_ids``, not flattened).
+
+    A name several entities answer to ("Midway": a place typed in one article, an untyped name in another, the
+    title an article's "Midway" joined) gives them all in one list.
+    """
+    seen: set[str] = set()
+    groups = []
+    for group in _outermost(_spans(query, named)):
+        fresh = [e for e in group if e not in seen]
+        seen.update(fresh)
+        if fresh:
+            groups.append(fresh)
+    return groups
+
+
+def _spans(query: str, named: Callable[[str], Sequence[str]]) -> list[tuple[int, int, Sequence[str]]]:
+    """Each word position's longest name: (start word, end word, the entity ids of that name)."""
     words = _words(query)
     spans: list[tuple[int, int, Sequence[str]]] = []
     for start in range(len(words)):
@@ -63,9 +87,13 @@ def query_entity_ids(query: str, named: Callable[[str], Sequence[str]]) -> list[
             if entity_ids and _meaningful(candidate) and _name_like(candidate):
                 spans.append((start, end, entity_ids))
                 break
-    found: list[str] = []
-    for start, end, entity_ids in spans:
-        inside_longer = any(s <= start and end <= e and e - s > end - start for s, e, _ in spans)
-        if not inside_longer:
-            found.extend(e for e in entity_ids if e not in found)
-    return found
+    return spans
+
+
+def _outermost(spans: list[tuple[int, int, Sequence[str]]]) -> list[Sequence[str]]:
+    """The entity ids of each span not inside a longer one, in the query's order."""
+    return [
+        entity_ids
+        for start, end, entity_ids in spans
+        if not any(s <= start and end <= e and e - s > end - start for s, e, _ in spans)
+    ]

@@ -158,6 +158,16 @@ def test_every_chunk_is_about_its_document_title_and_the_title_without_qualifier
     assert {e.label for e in extraction.entities if e.id in about} == {"Topic"}
 
 
+def test_a_word_of_its_note_title_opening_a_sentence_is_a_name() -> None:
+    text = "McRae is a city in White County. The city has a school."
+    chunk = Chunk("c8", "d", "v", text, ("McRae, Arkansas",), 0, 0, len(text), None, "McRae, Arkansas")
+    names = {e.name for e in LexicalEntityExtractor().run(chunks=[chunk])["extraction"].entities}
+    assert "McRae" in names  # a single opening word, kept because the note's title names it
+    assert "The" not in names and "City" not in names
+    untitled = Chunk("c8", "d", "v", text, ("Towns",), 0, 0, len(text), None, "Towns")
+    assert "McRae" not in {e.name for e in LexicalEntityExtractor().run(chunks=[untitled])["extraction"].entities}
+
+
 def test_sentence_long_titles_and_function_words_give_no_topic() -> None:
     assert title_names("Notes from the long meeting where we decided many things about the roadmap") == []
     assert title_names("The") == []

@@ -30,6 +30,26 @@ def test_rare_seeds_weigh_more_than_common_ones() -> None:
     assert mass["c1"] == max(mass.values())
 
 
+def test_the_entities_one_name_gives_restart_as_one_entity_of_all_their_chunks() -> None:
+    # "Midway": a place in one note (c1, c2, c3), the title another note's "Midway" joined (c4); and Vega (c5)
+    split = PassageEdges(
+        mentions=(("c1", "midway"), ("c2", "midway"), ("c3", "midway"), ("c5", "vega")),
+        about=(("c4", "midway-title"),),
+    )
+    whole = PassageEdges(mentions=(*split.mentions, ("c4", "midway")), about=())
+    graph = PassageGraph(split)
+    weights = graph.name_weights([["midway", "midway-title"], ["vega"]])
+    assert weights == {"midway": (3 / 4) ** 2, "midway-title": (1 / 4) ** 2}  # vega, alone, keeps its own weight
+    as_split = graph.personalized_pagerank(["midway", "midway-title", "vega"], weights=weights)
+    as_one = PassageGraph(whole).personalized_pagerank(["midway", "vega"])
+    # the about link weighs more than a mention, so c4 differs; the rest splits the restart as one entity would
+    assert as_split["c5"] == pytest.approx(as_one["c5"], rel=1e-5)
+    assert as_split["c1"] == pytest.approx(as_one["c1"], rel=1e-5)
+    unweighted = graph.personalized_pagerank(["midway", "midway-title", "vega"])
+    assert unweighted["c4"] == unweighted["c5"]  # unweighted, the title restarts as strongly as the rare Vega
+    assert as_split["c4"] < as_split["c5"] / 10  # weighted, as a quarter of a name four notes share
+
+
 def test_no_known_seed_gives_no_mass() -> None:
     graph = PassageGraph(EDGES)
     assert graph.personalized_pagerank(["unknown"]) == {}
