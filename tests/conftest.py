@@ -24,6 +24,10 @@ for _key, _value in {
     "TRANSFORMERS_OFFLINE": "1",
     "TRANSFORMERS_VERBOSITY": "error",
     "TOKENIZERS_PARALLELISM": "false",
+    # One torch and BLAS thread per process (each inherits it): the suite runs three workers and their children on
+    # two cores, where a second intra-op thread only spins. A query embedding took 152 ms of CPU with two threads
+    # on a loaded machine, 11 ms with one (Dask's workers set their own share).
+    "OMP_NUM_THREADS": "1",
     "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
