@@ -24,17 +24,24 @@ for _key, _value in {
     "TRANSFORMERS_OFFLINE": "1",
     "TRANSFORMERS_VERBOSITY": "error",
     "TOKENIZERS_PARALLELISM": "false",
+    # One torch and BLAS thread per process (each inherits it): the suite runs three workers and their children on
+    # two cores, where a second intra-op thread only spins. A query embedding took 152 ms of CPU with two threads
+    # on a loaded machine, 11 ms with one (Dask's workers set their own share).
+    "OMP_NUM_THREADS": "1",
     "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
     "PREFECT_HOME": _PREFECT_HOME,
     "PREFECT_LOGGING_LEVEL": "WARNING",
     "PREFECT_API_SSL_CERT_FILE": os.path.join(_PREFECT_HOME, "one-ca.pem"),
+    "SSL_CERT_FILE": os.path.join(_PREFECT_HOME, "one-ca.pem"),
 }.items():
     os.environ[_key] = _value
 # Every Prefect client loads its CA file into a new SSL context: 16 ms with certifi's 150 certificates, some 3,600
 # times a test run (a minute of CPU, measured with py-spy). The tests' Prefect servers are plain HTTP on loopback and
 # never use it, so their clients get a file of one certificate (the first of certifi's, valid PEM, loaded in 0.3 ms).
+# So do all other httpx clients (the tests', the MCP SDK's, agrag's CLI client; SSL_CERT_FILE): each loaded certifi's
+# bundle (21 ms) for a loopback server on plain HTTP, 315 times in the fuzz suite alone (6.8 s of CPU).
 _BUNDLE = Path(certifi.where()).read_text(encoding="utf-8")
 _END = "-----END CERTIFICATE-----"
 Path(os.environ["PREFECT_API_SSL_CERT_FILE"]).write_text(_BUNDLE[: _BUNDLE.index(_END) + len(_END)] + "\n")

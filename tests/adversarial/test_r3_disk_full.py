@@ -4,19 +4,23 @@ A hostile probe filled the disk of a data dir: with 1 MB free, `agrag ingest`, `
 died with SIGBUS (exit 135) opening the Qdrant Edge shards, and `agrag repair` with 76 MB free filled the disk with a
 set-aside copy. Here each test mounts a small tmpfs (root only; skipped elsewhere, with the reason), restores a
 data dir of two example notes into it, fills the disk with a file at a chosen moment and runs the real `agrag` in a
-subprocess (a SIGBUS kills only the child), with Prefect's home on another disk. A tmpfs is the harder case: reading
-a hole of a mapped file allocates the page there, so opening a shard takes room that ext4 would not ask for.
+child process (a SIGBUS kills only the child), with Prefect's home on another disk. A tmpfs is the harder case: reading
+a hole of a mapped file allocates the page there, so opening a shard takes room that ext4 would not ask for. The
+commands are forked from a process that imported agrag once (``tests/support/kill_points.py``), each 3 s of CPU
+less than a new `agrag` process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,17 +37,17 @@ from agrag.components.stores.sqlite_phase_journal import SqlitePhaseJournal
 from agrag.components.stores.vector_store import VectorCollection
 from agrag.flows.ingest_flow import ingest_into
 from agrag.pipelines.runtime import open_runtime
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import EXAMPLES
 from tests.service.mcp.conftest import call, client
 from tests.service.server.test_serve_command import Serve
 from tests.support.data_dir_copy import copy_data_dir
-from tests.support.fill_during_write import fill
+from tests.support.fill_during_write import fill, fill_after
 from tests.support.isolated_settings import isolated_settings
+from tests.support.kill_points import run_agrag
 
-# Each test runs `agrag` in subprocesses (about 4 s of CPU each) on a tmpfs it mounts.
+# Each test runs `agrag` in child processes on a tmpfs it mounts.
 pytestmark = [pytest.mark.slow, pytest.mark.needs_prefect]
 
-AGRAG = str(Path(sys.executable).with_name("agrag"))
 HASHED = "embedder=hashed"  # no model to load: each command starts in seconds
 QUESTION = "Who wrote the Orion Planner?"
 NOTES = ("orion_planner.md", "team.md")
@@ -51,7 +55,6 @@ MORE_NOTES = ("vega_perception.md", "release_2_4.md", "incidents.md")
 DISK_MB = 320
 MB = 1024 * 1024
 ADMIN = "admin-token-0123456789abcdef"
-BUS_ERROR = 135
 
 
 @dataclass
@@ -60,6 +63,7 @@ class SmallDisk:
 
     root: Path
     prefect_home: Path
+    commands: int = 0
 
     @property
     def data_dir(self) -> Path:
@@ -104,17 +108,29 @@ class SmallDisk:
         env.pop("COLUMNS", None)
         return {**env, "AGRAG_DATA_DIR": str(self.data_dir), "PREFECT_HOME": str(self.prefect_home), **extra}
 
-    def agrag(self, *args: str, prefix: tuple[str, ...] = (AGRAG,), **extra: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [*prefix, *args],
-            capture_output=True,
-            text=True,
-            env=self.env(**extra),
-            cwd=self.root.parent,
+    def agrag(
+        self, *args: str, setup: Callable[[], object] | None = None, **extra: str
+    ) -> subprocess.CompletedProcess[str]:
+        """``agrag ARGS`` on the data dir here, forked from a warm process; ``extra`` adds to its environment and
+        ``setup`` runs in it first. Its API is the session's Prefect server, its Prefect home the fork server's."""
+        from prefect.settings import PREFECT_API_URL
+
+        self.commands += 1
+        out, err = (self.root.parent / f"agrag-{self.commands}.{stream}" for stream in ("out", "err"))
+        api = str(PREFECT_API_URL.value())
+        code = run_agrag(
+            list(args),
+            data_dir=self.data_dir,
+            log=out,
+            stderr=err,
+            prefect_api_url=api,
+            env=extra,
             timeout=180,
-            check=False,
+            setup=setup,
+            cwd=self.root.parent,
         )
-        assert done.returncode != BUS_ERROR and "Bus error" not in done.stderr, (args, done.stderr[-2000:])
+        done = subprocess.CompletedProcess(args, code, out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8"))
+        assert code != -signal.SIGBUS and "Bus error" not in done.stderr, (args, done.stderr[-2000:])
         assert "Traceback" not in done.stderr, (args, done.stderr[-3000:])
         return done
 
@@ -210,12 +226,10 @@ def test_r3_defect_5_a_data_dir_that_needs_room_to_open_is_refused_with_the_room
 def test_r3_defect_5_an_ingestion_on_a_full_disk_is_refused_before_it_writes(
     disk: SmallDisk, prefect_harness: None, tmp_path: Path
 ) -> None:
-    from prefect.settings import PREFECT_API_URL
-
     folder = notes(tmp_path)
     disk.ingest_here(folder)
     disk.fill(leave=MB)
-    refused = disk.agrag("ingest", str(more_notes(folder)), HASHED, PREFECT_API_URL=str(PREFECT_API_URL.value()))
+    refused = disk.agrag("ingest", str(more_notes(folder)), HASHED)
     assert refused.returncode == 1, refused.stdout + refused.stderr
     message = flat(refused.stderr)
     assert "Not enough free disk space to ingest" in message, message
@@ -227,21 +241,18 @@ def test_r3_defect_5_an_ingestion_on_a_full_disk_is_refused_before_it_writes(
 def test_r3_defect_5_a_disk_that_fills_during_the_write_stage_stops_it_with_a_typed_error(
     disk: SmallDisk, prefect_harness: None, tmp_path: Path
 ) -> None:
-    from prefect.settings import PREFECT_API_URL
-
     disk.ingest_here(notes(tmp_path))
     folder = str(more_notes(tmp_path / "notes"))
-    api = str(PREFECT_API_URL.value())
     # another program takes all but 1 MB right after the first commit batch
-    filling = (sys.executable, "-m", "tests.support.fill_during_write", "commit_documents:1", str(disk.filler), str(MB))
+    filling = functools.partial(fill_after, "commit_documents:1", str(disk.filler), MB)
     batches = "ingest.write_batch_chunks=2"
-    stopped = disk.agrag("ingest", folder, HASHED, batches, prefix=filling, PREFECT_API_URL=api, PYTHONPATH=str(REPO))
+    stopped = disk.agrag("ingest", folder, HASHED, batches, setup=filling)
     assert stopped.returncode == 1, stopped.stdout + stopped.stderr
     message = flat(stopped.stderr)
     assert "Not enough free disk space to write to the data dir" in message, message
     assert "everything committed before stays" in message
     disk.empty()
-    again = disk.agrag("ingest", folder, HASHED, "ingest.write_batch_chunks=2", PREFECT_API_URL=api)
+    again = disk.agrag("ingest", folder, HASHED, "ingest.write_batch_chunks=2")
     assert again.returncode == 0, again.stdout + again.stderr
     assert "0 failed" in again.stdout
     assert disk.documents() == len(NOTES) + len(MORE_NOTES)

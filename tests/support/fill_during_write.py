@@ -1,15 +1,14 @@
-"""Run ``agrag ...`` and fill its data dir's disk right after the n-th call of a write-phase method.
+"""Fill a data dir's disk right after the n-th call of a write-phase method, inside an ``agrag`` command's process.
 
 What a disk that fills up during an ingestion looks like to agrag: another program writes a file that leaves only
-LEAVE bytes free, between two commit batches. Usage: ``python -m tests.support.fill_during_write METHOD[:N] FILLER
-LEAVE ARGS...`` where METHOD is a ``KuzuGraphStore`` method (``commit_documents:1``: after the first commit batch),
-FILLER the file to write and LEAVE the bytes to leave free on its disk.
+``leave`` bytes free, between two commit batches. ``fill_after("commit_documents:1", filler, leave)``, given as the
+``setup`` of ``tests.support.kill_points.run_agrag`` (which runs it in the forked command before the command), does
+so right after the first commit batch of ``KuzuGraphStore``; ``fill`` takes the room at once.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 
@@ -22,7 +21,9 @@ def fill(filler: str, leave: int) -> None:
             os.posix_fallocate(out.fileno(), os.fstat(out.fileno()).st_size, size)
 
 
-def _fill_after(step: str, filler: str, leave: int) -> None:
+def fill_after(step: str, filler: str, leave: int) -> None:
+    """From now on in this process, the ``N``-th call of ``KuzuGraphStore.METHOD`` (``step``: ``METHOD[:N]``, N 1
+    if left out) fills the disk of ``filler`` right after it returns."""
     from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 
     method, _, nth = step.partition(":")
@@ -38,11 +39,3 @@ def _fill_after(step: str, filler: str, leave: int) -> None:
         return result
 
     setattr(KuzuGraphStore, method, filling)
-
-
-if __name__ == "__main__":
-    _fill_after(sys.argv[1], sys.argv[2], int(sys.argv[3]))
-    from agrag.service.cli import main
-
-    sys.argv = ["agrag", *sys.argv[4:]]
-    main()

@@ -1,11 +1,12 @@
-"""Run real ``agrag`` commands that SIGKILL themselves at a chosen call of a store method, forked from a warm process.
+"""Run real ``agrag`` commands forked from a warm process, and SIGKILL them at a chosen call of a store method.
 
 A kill matrix needs a dozen killed commands; each ``agrag`` process spends 10 to 20 s importing its flows on a busy
-two-core machine before it writes anything. So every command is forked from one ``multiprocessing`` fork server
-that imported agrag's flows once (``PRELOAD``): the child runs the CLI's own entry point
+two-core machine before it writes anything (3 s of CPU). So every command is forked from one ``multiprocessing``
+fork server that imported agrag's flows once (``PRELOAD``): the child runs the CLI's own entry point
 (``agrag.service.cli.main``) in-process, as ``agrag ingest ...`` does, with its Prefect flows against the test's
-Prefect server, and kills itself with SIGKILL right before or after the n-th call of the named function: no
-exception, no cleanup, stores and journals left as they are, as a power cut leaves them.
+Prefect server, and with a ``kill`` point kills itself with SIGKILL right before or after the n-th call of the named
+function: no exception, no cleanup, stores and journals left as they are, as a power cut leaves them. A ``setup``
+runs in the child before the command (``tests/support/fill_during_write.py`` fills the disk after a commit batch).
 
 Usage:
     ```python
@@ -26,6 +27,7 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing import forkserver
 from pathlib import Path
@@ -65,13 +67,22 @@ def run_agrag(
     kill: KillPoint | None = None,
     env: dict[str, str] | None = None,
     timeout: float = 300.0,
+    stderr: Path | None = None,
+    setup: Callable[[], object] | None = None,
+    cwd: Path | None = None,
 ) -> int:
     """Run ``agrag ARGV`` on ``data_dir`` in a forked child (output to ``log``); return its exit code.
 
-    -9 (``-signal.SIGKILL``) when ``kill`` was reached. ``env`` adds environment variables for the command.
+    -9 (``-signal.SIGKILL``) when ``kill`` was reached, ``-signal.SIGBUS`` when the child died of a bus error.
+    ``env`` adds environment variables for the command (settings read when it runs, not Prefect's, read at import);
+    ``stderr`` takes the command's standard error apart from ``log``; ``setup`` (picklable: a module's function or a
+    ``functools.partial`` of one) runs in the child before the command; ``cwd``: its working directory (else the
+    fork server's).
     """
     _start_server(prefect_api_url)
-    command = _Command(argv, str(data_dir), str(log), prefect_api_url, kill, env or {})
+    command = _Command(
+        argv, str(data_dir), str(log), prefect_api_url, kill, env or {}, stderr and str(stderr), setup, cwd and str(cwd)
+    )
     child = _CONTEXT.Process(target=_child, args=(command,), daemon=False)
     child.start()
     child.join(timeout)
@@ -86,8 +97,13 @@ def _start_server(prefect_api_url: str) -> None:
     """Start the fork server (once) with ``PREFECT_API_URL`` in its environment.
 
     Prefect reads its settings from the environment when it is imported, which the fork server does before any
-    child exists; this process's own environment is left as it was.
+    child exists; this process's own environment is left as it was. So does rich for the CLI's consoles: COLUMNS and
+    LINES, which GNU readline puts in the C environment behind ``os.environ`` when imported, would fix their width at
+    80 columns (a user's pipe gets ``PIPE_WIDTH``), so the fork server starts without them.
     """
+    for key in ("COLUMNS", "LINES"):
+        if key not in os.environ:
+            os.unsetenv(key)
     before = os.environ.get("PREFECT_API_URL")
     os.environ["PREFECT_API_URL"] = prefect_api_url
     try:
@@ -107,6 +123,9 @@ class _Command:
     api_url: str
     kill: KillPoint | None
     env: dict[str, str]
+    stderr: str | None
+    setup: Callable[[], object] | None
+    cwd: str | None
 
 
 def _child(command: _Command) -> None:
@@ -116,11 +135,16 @@ def _child(command: _Command) -> None:
 
     out = os.open(command.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(out, 1)
-    os.dup2(out, 2)
+    err = out if command.stderr is None else os.open(command.stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(err, 2)
     os.environ.update({**command.env, "AGRAG_DATA_DIR": command.data_dir, "PREFECT_API_URL": command.api_url})
     os.environ.pop("COLUMNS", None)
+    if command.cwd is not None:
+        os.chdir(command.cwd)
     if command.kill is not None:
         _die_at(command.kill)
+    if command.setup is not None:
+        command.setup()
     sys.argv = ["agrag", *command.argv]
     with temporary_settings(updates={PREFECT_API_URL: command.api_url}):
         main()
