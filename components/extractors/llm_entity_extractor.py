@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -26,13 +25,11 @@ from agrag.components.extractors.extraction_prompts import (
     repair_messages,
 )
 from agrag.components.extractors.lexical_entity_extractor import topic_links
+from agrag.components.extractors.verb_phrases import written_predicate
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
 
 UNTYPED_LABEL = "Entity"
-DEFAULT_RELATION = "RELATED_TO"
 _MAX_TYPE = 48
-_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NOT_TYPE = re.compile(r"[^A-Z0-9]+")
 
 
 def _text(value: Any) -> str:
@@ -40,12 +37,6 @@ def _text(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return ""
     return " ".join(str(value).split())
-
-
-def _relation_type(raw: str) -> str:
-    """``works for``, ``worksFor`` and ``WORKS_FOR`` all become ``WORKS_FOR``."""
-    spaced = _CAMEL_BOUNDARY.sub("_", raw)
-    return _NOT_TYPE.sub("_", spaced.upper()).strip("_")[:_MAX_TYPE] or DEFAULT_RELATION
 
 
 def _items(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
@@ -76,7 +67,10 @@ class _Found:
             source, target = _text(item.get("source")), _text(item.get("target"))
             if not normalize_name(source) or not normalize_name(target):
                 continue
-            key = (normalize_name(source), normalize_name(target), _relation_type(_text(item.get("type"))))
+            predicate = written_predicate(_text(item.get("type")), _MAX_TYPE)
+            if not predicate.subject_first:  # "PUBLISHED_BY": the target published the source
+                source, target = target, source
+            key = (normalize_name(source), normalize_name(target), predicate.phrase)
             self.relations.setdefault(key, (source, target, _text(item.get("description"))))
         return (len(self.entities), len(self.relations)) != before
 

@@ -17,6 +17,7 @@ from agrag.components.data_models.ontology import (
     PrunedReport,
     UndeclaredPattern,
     relation_type_key,
+    relation_type_name,
 )
 from agrag.components.data_models.relation import Relation, relation_id_for
 
@@ -148,12 +149,14 @@ class OntologyPruner:
             key = (rel.type, labels[rel.source_id], labels[rel.target_id])
             declared = self._declared(*key)
             fallback = None if declared else self._declared(CO_OCCURRENCE, key[1], key[2])
+            # reported in the ontology's spelling (``mentors`` is ``MENTORS``), which ``ontology add`` takes
+            reported = (relation_type_name(rel.type), key[1], key[2])
             if declared is None and fallback is None:
-                tallies.patterns.add(key, rel.id, example, rel.chunk_ids)
+                tallies.patterns.add(reported, rel.id, example, rel.chunk_ids)
             elif rel.source_id not in kept or rel.target_id not in kept:
                 tallies.unknown.add(0, rel.id, example)
             elif declared is None and fallback is not None:
-                tallies.generalised.add(key, rel.id, example, rel.chunk_ids)
+                tallies.generalised.add(reported, rel.id, example, rel.chunk_ids)
                 tallies.kept.append(_retyped(rel, fallback, undirected=True))
             else:
                 tallies.kept.append(rel if declared == rel.type else _retyped(rel, str(declared)))

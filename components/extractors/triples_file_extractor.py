@@ -17,6 +17,7 @@ from agrag.components.data_models.extraction import Extraction, Mention
 from agrag.components.data_models.relation import Relation, relation_id_for
 from agrag.components.errors import IngestError
 from agrag.components.extractors.lexical_entity_extractor import topic_links
+from agrag.components.extractors.verb_phrases import written_predicate
 
 ENTITY_LABEL = "Entity"
 _MAX_TYPE = 48
@@ -25,11 +26,6 @@ _SPACE = re.compile(r"\s+")
 
 def _flat(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
-
-
-def relation_type_for(predicate: str) -> str:
-    """``"published by"`` becomes ``PUBLISHED_BY``."""
-    return re.sub(r"[^A-Z0-9]+", "_", predicate.upper()).strip("_")[:_MAX_TYPE] or "RELATED_TO"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +136,10 @@ class TriplesFileExtractor:
             source, target = entity_id_for(subject), entity_id_for(obj)
             if not normalize_name(subject) or not normalize_name(obj) or source == target:
                 continue
-            kind = relation_type_for(predicate)
+            written = written_predicate(predicate, _MAX_TYPE)
+            kind = written.phrase
+            if not written.subject_first:  # "published by": the object published the subject
+                source, target = target, source
             relations.append(
                 Relation(
                     relation_id_for(source, target, kind),

@@ -3,8 +3,9 @@
 ``predicate_phrases`` finds the words a sentence puts between two mentions; this module reads them: an active verb
 with its particles (``reports to``, ``takes over from``, ``agrees to buy``, ``gives talk at``), a passive turned
 active (``is owned by`` is ``owns`` from the later name), a copula and a role (``is a member of`` is ``member of``).
-Verbs are written in the third-person present (``verb_forms``), so one fact read in two tenses merges.
-``predicate_of`` gives a predicate written elsewhere (an LLM's triple) the same form.
+Verbs are written in their predicate form (``relation_verbs``: the present for lasting relations, the past for
+one-off events), so one fact read in two tenses merges. ``predicate_of`` and ``written_predicate`` give a predicate
+written elsewhere (an LLM's relation type, a triples file's predicate) the same form.
 """
 
 from __future__ import annotations
@@ -142,3 +143,20 @@ def predicate_of(text: str) -> Predicate | None:
         return None
     found = verb_phrase(tuple(w for w in words if not is_adverb(w)), relative=False)
     return found or Predicate(" ".join(words), subject_first=True)
+
+
+RELATED = "RELATED_TO"  # the type of a relation no predicate names
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def written_predicate(raw: str, max_length: int = 48) -> Predicate:
+    """An LLM's or a triples file's relation type (``WORKS_AT``, ``worksFor``, ``was published by``) as a fact's.
+
+    The phrase the rules write (``works at``, ``works for``, ``published`` with the object first), so that every
+    extractor's relations are the same fact records; an empty type, or one meaning only "related", is
+    ``RELATED_TO``.
+    """
+    found = predicate_of(_CAMEL.sub(" ", raw))
+    if found is None or found.phrase in {"related to", "related", "relates to"}:
+        return Predicate(RELATED, subject_first=True)
+    return Predicate(found.phrase[:max_length].strip(), found.subject_first)

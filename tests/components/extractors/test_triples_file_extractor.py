@@ -6,7 +6,8 @@ import pytest
 from agrag.components.data_models.chunk import Chunk
 from agrag.components.data_models.entity import entity_id_for
 from agrag.components.errors import IngestError
-from agrag.components.extractors.triples_file_extractor import TriplesFileExtractor, relation_type_for
+from agrag.components.extractors.triples_file_extractor import TriplesFileExtractor
+from agrag.components.extractors.verb_phrases import Predicate, written_predicate
 
 
 def chunk(cid: str, title: str, text: str) -> Chunk:
@@ -39,7 +40,12 @@ def test_passages_are_matched_to_chunks_and_give_mentions_relations_and_topics(o
         entity_id_for(n) for n in ("Journal of Physics", "American Institute", "1963")
     }
     (relation,) = extraction.relations  # the malformed triple is skipped
-    assert (relation.type, relation.chunk_ids) == ("PUBLISHED_BY", ("1",))
+    # "published by" is the fact the rules write: the publisher published the journal
+    assert (relation.type, relation.chunk_ids) == ("published", ("1",))
+    assert (relation.source_id, relation.target_id) == (
+        entity_id_for("American Institute"),
+        entity_id_for("Journal of Physics"),
+    )
     assert relation.description == "Journal of Physics published by American Institute"
     assert {(m.chunk_id, m.entity_id) for m in extraction.about} == {
         ("1", entity_id_for("Journal of Physics")),
@@ -47,9 +53,13 @@ def test_passages_are_matched_to_chunks_and_give_mentions_relations_and_topics(o
     }
 
 
-def test_relation_types_are_upper_snake_case() -> None:
-    assert relation_type_for("has Impact Factor of") == "HAS_IMPACT_FACTOR_OF"
-    assert relation_type_for("?!") == "RELATED_TO"
+def test_predicates_take_the_form_the_rules_write() -> None:
+    assert written_predicate("has Impact Factor of") == Predicate("has impact factor of", subject_first=True)
+    assert written_predicate("worksFor") == Predicate("works for", subject_first=True)
+    assert written_predicate("WORKS_AT") == Predicate("works at", subject_first=True)
+    assert written_predicate("was born in") == Predicate("born in", subject_first=True)
+    assert written_predicate("?!") == Predicate("RELATED_TO", subject_first=True)
+    assert written_predicate("RELATED_TO") == Predicate("RELATED_TO", subject_first=True)
 
 
 def test_an_unreadable_file_is_an_ingest_error_that_shows_the_format(tmp_path: Path) -> None:
