@@ -69,22 +69,11 @@ from agrag.components.stores.qdrant_common import (
 from agrag.components.stores.vector_payloads import chunk_from_payload, entity_from_payload
 from agrag.components.stores.vector_store import CURRENT, MERGED_STATUS, STATUS_FIELD, VectorHit
 from agrag.pipelines.config_models import RecipeConfig, Reranker, RetrievalMethod
-from agrag.pipelines.recipes import load_recipe
+from agrag.pipelines.recipes import PRESETS, load_recipe
 from agrag.pipelines.search_engine import SearchEngine
 from agrag.pipelines.settings import RetrievalSettings
 
-RECIPES = (
-    "entity",
-    "chunk",
-    "hybrid",
-    "hybrid_reranked",
-    "graph_expand",
-    "thematic",
-    "text2cypher",
-    "multi_hop",
-    "bridge",
-    "fact",
-)
+RECIPES = tuple(name.lower() for name in PRESETS)  # every shipped recipe, in the presets' order
 NOTES = {
     "hybrid_reranked": "tiny generated cross-encoder, measures the pipeline overhead, not a real model's cost",
     "text2cypher": "scripted local LLM: measures our overhead plus one Kùzu query, not a model",
