@@ -233,10 +233,12 @@ def evaluate(
 
     if dataset is not None and "=" in dataset:  # `agrag eval --corpus c --questions q recipe.limit=5`
         overrides, dataset = [dataset, *(overrides or [])], None
+    # imported before the try that catches it: an import failing inside it must not hide behind a NameError
+    from agrag.service.server.private_prefect import PrivatePrefectServerError
+
     try:
         from agrag.service.evaluation.command import DatasetChoice
         from agrag.service.evaluation.command import evaluate as run_eval
-        from agrag.service.server.private_prefect import PrivatePrefectServerError
 
         quiet_prefect_run_loggers()
         run_eval(DatasetChoice(dataset, corpus, questions, triples), list(overrides or []), console)
