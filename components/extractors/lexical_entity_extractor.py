@@ -265,17 +265,20 @@ class LexicalEntityExtractor:
         # that the batch never writes in lower case.
         known = seen_inside | {word for word in inside_words if word.casefold() not in lowercase}
 
-        def trimmed(spans: list[_Span], chunk: Chunk) -> list[_Span]:
-            # "McRae is a city in ...", in the note "McRae, Arkansas": a word of its own title is a name there too
-            titled = known | {w for w in _title_words(chunk.title) if w.casefold() not in lowercase}
+        def trimmed(spans: list[_Span], own_title: set[str]) -> list[_Span]:
             kept = []
             for span in spans:
                 trim = _drop_opener(span, seen_inside, inside_words, lowercase)
-                if self._keep(trim, titled):
+                if self._keep(trim, known) or self._keep(trim, own_title):
                     kept.append(trim)
             return kept
 
-        parsed = [(chunk, [(s, trimmed(spans, chunk)) for s, spans in sentences]) for chunk, sentences in parsed]
+        trimmed_parsed = []
+        for chunk, sentences in parsed:
+            # "McRae is a city in ...", in the note "McRae, Arkansas": a word of its own title is a name there too
+            own_title = {w for w in _title_words(chunk.title) if w.casefold() not in lowercase}
+            trimmed_parsed.append((chunk, [(s, trimmed(spans, own_title)) for s, spans in sentences]))
+        parsed = trimmed_parsed
         labels = self._labels(parsed)
         entities: list[Entity] = []
         mentions: list[Mention] = []

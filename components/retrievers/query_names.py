@@ -54,10 +54,7 @@ def query_entity_ids(query: str, named: Callable[[str], Sequence[str]]) -> list[
         query: The question or keywords.
         named: The graph's entity ids with a given normalized name (empty when none).
     """
-    found: list[str] = []
-    for group in _outermost(_spans(query, named)):
-        found.extend(e for e in group if e not in found)
-    return found
+    return [entity_id for group in query_name_groups(query, named) for entity_id in group]
 
 
 def query_name_groups(query: str, named: Callable[[str], Sequence[str]]) -> list[list[str]]:
