@@ -14,6 +14,7 @@ from haystack.core.errors import PipelineRuntimeError
 
 from agrag.components.data_models.entity import Entity
 from agrag.components.data_models.method_status import MethodStatus
+from agrag.components.data_models.query_analysis import QueryAnalysis
 from agrag.components.data_models.resolution import ResolutionCandidate
 from agrag.components.data_models.retrieval_method import SearchStep
 from agrag.components.data_models.search_filters import SearchFilters
@@ -29,6 +30,7 @@ from agrag.components.llm.openai_chat_client import OpenAIChatClient
 from agrag.components.retrievers.filter_conditions import check_properties
 from agrag.components.retrievers.filter_support import refusals
 from agrag.components.retrievers.graph_candidate_retriever import GraphCandidateRetriever
+from agrag.components.retrievers.rule_query_analyzer import RuleQueryAnalyzer
 from agrag.components.safe_text import require_text
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.pipelines.config_models import RecipeConfig
@@ -160,7 +162,11 @@ class SearchEngine:
         runnable = without_parts(recipe, [p for p in parts if parts[p] in refused]) if refused else recipe
         pipeline = self.pipeline_for(runnable)
         # The analysis only goes on the trace for now, so it runs beside the methods (an LLM's takes a while).
-        analysing = asyncio.ensure_future(asyncio.to_thread(self.analyzer.analyze, query))
+        if isinstance(self.analyzer, RuleQueryAnalyzer):  # a tenth of a millisecond: not worth a thread hop
+            analysing: asyncio.Future[QueryAnalysis] = asyncio.get_running_loop().create_future()
+            analysing.set_result(self.analyzer.analyze(query))
+        else:
+            analysing = asyncio.ensure_future(asyncio.to_thread(self.analyzer.analyze, query))
         try:
             outputs = await pipeline.run_async(
                 pipeline_inputs(runnable, query, filters),

@@ -106,7 +106,7 @@ class OpenAIChatClient:
         """Return the assistant's answer to ``messages``.
 
         Raises:
-            LLMError: the endpoint failed after its retries, or answered no text.
+            LLMError: the endpoint failed after its retries, or answered no JSON or no text.
         """
         key = request_key(self.model, messages, json_output) if self.cache is not None else b""
         if self.cache is not None and (cached := self.cache.get(key)) is not None:
@@ -118,16 +118,21 @@ class OpenAIChatClient:
         extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_output else {}
         if self.max_tokens is not None:
             extra["max_tokens"] = self.max_tokens
+        body = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "temperature": self.temperature,
+            **extra,
+        }
         try:
-            response = self._client.chat.completions.create(
-                model=self.model,
-                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
-                temperature=self.temperature,
-                **extra,
-            )
+            # The client's documented raw ``post`` (its retries, timeouts and errors, without ``create``'s typed
+            # request checks, which cost more than a local model's whole round trip).
+            payload = self._client.post("/chat/completions", body=body, cast_to=object)
+            content = _answer_text(json.loads(payload) if isinstance(payload, str) else payload)
         except self._api_error as exc:
             raise LLMError(f"The LLM at {self.base_url} (model {self.model!r}) failed: {exc}") from exc
-        content = response.choices[0].message.content if response.choices else None
+        except ValueError as exc:
+            raise LLMError(f"The LLM at {self.base_url} (model {self.model!r}) answered no JSON: {exc}") from exc
         if not content:
             raise LLMError(f"The LLM at {self.base_url} (model {self.model!r}) answered no text.")
         if self.cache is not None:
@@ -141,3 +146,13 @@ class OpenAIChatClient:
     def complete_json(self, messages: Sequence[ChatMessage]) -> dict[str, Any]:
         """Return the answer parsed as one JSON object (see ``parse_json_object``)."""
         return parse_json_object(self.complete(messages, json_output=True))
+
+
+def _answer_text(payload: Any) -> str | None:
+    """The first choice's message text of a chat completion body, or None when it has none."""
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else None

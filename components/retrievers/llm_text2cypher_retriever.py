@@ -17,7 +17,7 @@ from agrag.components.errors import LLMError, LLMNotConfiguredError, StoreError,
 from agrag.components.llm.openai_chat_client import ChatMessage, OpenAIChatClient, parse_json_object
 from agrag.components.llm.openai_chat_client_spec import OpenAIChatClientSpec
 from agrag.components.retrievers.guarded_run import guarded_run
-from agrag.components.stores.graph_store import GENERATION_KEY, GraphStore
+from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.store_ref import StoreRef, graph_part
 from agrag.components.stores.store_spec import StoreSpec
 
@@ -79,7 +79,6 @@ class LLMText2CypherRetriever:
         self._llm = llm if isinstance(llm, OpenAIChatClient) else None
         self.top_k = top_k
         self.method = RetrievalMethod.from_str(method)
-        self._schema: tuple[str, str] | None = None  # (store generation, schema text)
 
     @property
     def graph(self) -> GraphStore:
@@ -137,7 +136,7 @@ class LLMText2CypherRetriever:
             raise LLMNotConfiguredError("The text2cypher search method")
         if top_k <= 0:
             return []
-        prompt = QUESTION_PROMPT.format(schema=self._schema_text(), question=question, top_k=top_k)
+        prompt = QUESTION_PROMPT.format(schema=self.graph.schema_text(), question=question, top_k=top_k)
         messages = [ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", prompt)]
         answer = self.llm.complete(messages, json_output=True)
         try:
@@ -152,13 +151,6 @@ class LLMText2CypherRetriever:
                 return self._rows(self.llm.complete(repair, json_output=True), top_k)
             except _QueryFailedError as again:
                 raise Text2CypherError(question, again.query, again.reason) from again
-
-    def _schema_text(self) -> str:
-        # Reading the schema takes some twenty store queries; it changes only with a write (a new generation).
-        generation = self.graph.info().get(GENERATION_KEY, "")
-        if self._schema is None or self._schema[0] != generation:
-            self._schema = (generation, self.graph.schema_text())
-        return self._schema[1]
 
     def _rows(self, answer: str, top_k: int) -> list[SearchResult]:
         """Run the query of a model's answer; raise ``_QueryFailedError`` with a reason the model can act on."""

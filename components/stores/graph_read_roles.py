@@ -213,7 +213,7 @@ class GraphQueryRunner(Protocol):
         ...
 
     def schema_text(self) -> str:
-        """The tables a query may read and their properties, described for a prompt."""
+        """The tables a query may read and their properties, described for a prompt (cheap to ask again)."""
         ...
 
 

@@ -78,6 +78,8 @@ def _plain(value: Any) -> Any:
 class KuzuUserQueries(KuzuConnection):
     """Text-to-Cypher's side of the store: one read-only statement at a time, and the schema it may read."""
 
+    _schema_cache: tuple[int, str] | None = None  # (write count, schema text), made on first use
+
     def run_read_only(
         self,
         query: str,
@@ -168,8 +170,15 @@ class KuzuUserQueries(KuzuConnection):
     def schema_text(self) -> str:
         """The node and relationship tables a query may read, with their properties, described for a prompt.
 
-        Leaves out the store's internal tables, and adds the most common relation types and entity labels.
+        Leaves out the store's internal tables, and adds the most common relation types and entity labels. Read
+        once per write count of this store: it takes some twenty queries and only a write changes it.
         """
+        writes = self._write_count()
+        if self._schema_cache is None or self._schema_cache[0] != writes:
+            self._schema_cache = (writes, self._read_schema_text())
+        return self._schema_cache[1]
+
+    def _read_schema_text(self) -> str:
         tables = sorted(
             (t for t in self._records(schema.SHOW_TABLES) if t["name"] not in cy.INTERNAL_TABLES),
             key=lambda t: t["name"],

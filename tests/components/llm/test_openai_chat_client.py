@@ -81,3 +81,38 @@ def test_a_limited_client_gives_up_after_its_timeout_and_shares_the_cache(tmp_pa
         assert len(server.requests) == 2, "the limited client sent it once, without retries"
         assert client.calls == 1, "the counts of the client it came from are its own"
     cache.close()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "problem"),
+    [
+        ("text/html", b"<html>proxy login</html>", "answered no JSON"),
+        ("application/json", b'{"choices": []}', "answered no text"),
+        ("application/json", b'{"choices": [{"message": {"content": null}}]}', "answered no text"),
+    ],
+)
+def test_an_endpoint_that_answers_no_completion_is_a_typed_error(content_type: str, body: bytes, problem: str) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = OpenAIChatClient(f"http://127.0.0.1:{server.server_port}/v1", "scripted", max_retries=0)
+        with pytest.raises(LLMError, match=problem):
+            client.complete(ASK)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -138,18 +138,17 @@ def test_without_an_llm_the_method_fails_with_how_to_configure_one(graph: KuzuGr
     assert "AGRAG_LLM_BASE_URL" in status.error
 
 
-def test_the_schema_is_read_once_per_store_generation(graph: KuzuGraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_schema_is_read_once_per_store_write(graph: KuzuGraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
     from agrag.components.data_models.entity import Entity
-    from agrag.components.stores.graph_store import GENERATION_KEY
 
     reads: list[str] = []
-    read_schema = graph.schema_text
+    read_schema = graph._read_schema_text
 
     def counted() -> str:
         reads.append("schema")
         return read_schema()
 
-    monkeypatch.setattr(graph, "schema_text", counted)
+    monkeypatch.setattr(graph, "_read_schema_text", counted)
     prompts: list[str] = []
 
     def script(messages: list[dict[str, str]]) -> str:
@@ -162,6 +161,5 @@ def test_the_schema_is_read_once_per_store_generation(graph: KuzuGraphStore, mon
             assert unpack(retriever.run(query="How many entities?"))[1].ok
         assert len(reads) == 1 and prompts[0] == prompts[1]
         graph.upsert_entities([Entity("robot-1", "Kestrel Arm", "Robot")])
-        graph.set_info({GENERATION_KEY: "after-a-write"})  # what every store write records
         assert unpack(retriever.run(query="How many entities?"))[1].ok
     assert len(reads) == 2 and "Robot" in prompts[2] and "Robot" not in prompts[0]
