@@ -96,7 +96,9 @@ BRIDGE_RRF_WEIGHT: Final = 1.5
 BRIDGE_KEYWORD_RRF_K: Final = 5
 BRIDGE_KEYWORD_WEIGHT: Final = 1.0
 TRAVERSAL_DEPTH: Final = 2
-TRAVERSAL_PER_HOP: Final = 20
+# 30, not 20, since relations are typed facts: one pair of names can be several relations (MuSiQue graph_expand R@5
+# 62.2 -> 63.7, notes_dev 83.3 -> 85.8).
+TRAVERSAL_PER_HOP: Final = 30
 # The rules: until the analysis feeds the ranking, an LLM call per search (and per agent tool call) buys a trace line.
 QUERY_ANALYZER: Final = "rules"
 # A search waits this long for the LLM's query analysis (no retries), then the rules answer.

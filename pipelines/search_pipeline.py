@@ -265,8 +265,10 @@ def pipeline_inputs(
         data[method.value] = {"query": query}
         if method in FILTERED and filters is not None:
             data[method.value]["filters"] = filters
+    if recipe.bfs and recipe.bfs_passages:
+        data[WALK] = {"query": query}
     if recipe.bfs and filters is not None and not filters.empty:
-        data[WALK] = {"relation_types": list(filters.relation_types) or None, "filters": filters}
+        data.setdefault(WALK, {}).update(relation_types=list(filters.relation_types) or None, filters=filters)
     if recipe.community_expand and filters is not None and not filters.empty:
         data[EXPAND] = {"filters": filters}
     if recipe.reranker is Reranker.CROSS_ENCODER:

@@ -19,7 +19,12 @@ from agrag.components.errors import RetrievalError
 from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.retrievers.filter_conditions import IdsOfDocuments, payload_filter_for
 from agrag.components.retrievers.guarded_run import guarded_run
-from agrag.components.retrievers.query_names import candidate_names, query_entity_ids
+from agrag.components.retrievers.query_names import (
+    candidate_names,
+    query_entity_ids,
+    query_name_groups,
+    rarest_names_first,
+)
 from agrag.components.stores.graph_store import GraphStore
 from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.store_backed import StoreBacked
@@ -206,8 +211,7 @@ class QdrantEntityRetriever(StoreBacked):
         if self.names is None:
             return []
         graph = self.names.names_for(candidate_names(query))
-        in_query = query_entity_ids(query, graph.entities_named)
-        named = sorted(in_query, key=lambda e: (graph.chunk_count(e), in_query.index(e)))[:limit]
+        named = rarest_names_first(query_name_groups(query, graph.entities_named), graph.chunk_count)[:limit]
         if not named:
             return []
         hits = self.store.query(query_embedding.values, query, len(named), condition.only_ids(named))

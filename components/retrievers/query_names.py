@@ -73,6 +73,15 @@ def query_name_groups(query: str, named: Callable[[str], Sequence[str]]) -> list
     return groups
 
 
+def rarest_names_first(groups: Sequence[Sequence[str]], chunk_count: Callable[[str], int]) -> list[str]:
+    """The entity ids of ``groups`` (``query_name_groups``), the name fewest chunks give first, then query order.
+
+    The entities one name gives stay together and count as the name: typed two ways, "Midway" is no rarer.
+    """
+    order = sorted(range(len(groups)), key=lambda i: (sum(chunk_count(e) for e in groups[i]), i))
+    return [e for i in order for e in sorted(groups[i], key=lambda e: (chunk_count(e), groups[i].index(e)))]
+
+
 def _spans(query: str, named: Callable[[str], Sequence[str]]) -> list[tuple[int, int, Sequence[str]]]:
     """Each word position's longest name: (start word, end word, the entity ids of that name)."""
     words = _words(query)

@@ -98,3 +98,19 @@ def test_a_relation_stated_by_many_chunks_offers_those_linked_most_then_the_firs
     assert offered[:3] == ["c110", "c050", "c119"]  # linked most, then by id
     assert offered[3:] == [c for c in chunk_ids if links[c] == 1][:47]
     assert _most_linked(chunk_ids[:10], links) == chunk_ids[:10]  # a few chunks are all offered
+
+
+def test_the_entities_of_one_name_are_one_seed_and_a_date_seeds_only_when_asked(graph: KuzuGraphStore) -> None:
+    from agrag.components.expanders.graph_bfs_expander import seed_entities
+
+    ada_person, ada_name = Entity("ada-person", "Ada", "Person"), Entity("ada-name", "Ada", "Name")
+    may, babbage = Entity("may-2025", "May 2025", "Date"), Entity("babbage", "Babbage", "Person")
+    found = [hit(ada_person), hit(ada_name), hit(may), hit(babbage)]
+    # Two seeds: Ada (both entities) and Babbage; the date was found for its closeness, not asked for.
+    assert seed_entities(found, 2, "Who worked with Ada?") == ["ada-person", "ada-name", "babbage"]
+    assert seed_entities(found, 2, "What did Ada do in May 2025?") == ["ada-person", "ada-name", "may-2025"]
+    assert seed_entities(found, 1) == ["ada-person", "ada-name"]
+    out = GraphBfsExpander(graph, depth=1, seeds=1).run(
+        results=[hit(Entity("date-1", "1842", "Date")), hit(Entity(ID["Ada"], "Ada", "Name"))], query="Who is Ada?"
+    )
+    assert "Babbage" in names(out["results"])  # the walk started from Ada, the date skipped

@@ -29,3 +29,13 @@ def test_homonyms_with_different_labels_are_both_seeds() -> None:
     person, org = entity_id_for("Jordan Lee", "Person"), entity_id_for("Jordan Lee", "Organization")
     by_name = {"jordan lee": [person, org]}
     assert query_entity_ids("Who is Jordan Lee?", lambda n: by_name.get(n, [])) == [person, org]
+
+
+def test_the_rarest_name_comes_first_and_the_entities_of_one_name_stay_together() -> None:
+    from agrag.components.retrievers.query_names import rarest_names_first
+
+    chunks = {"midway-place": 3, "midway-name": 2, "atoll": 4, "nimitz": 9}
+    groups = [["nimitz"], ["midway-place", "midway-name"], ["atoll"]]
+    # Midway is 5 chunks as a name (more than Atoll's 4) though each of its entities is rarer than Atoll.
+    assert rarest_names_first(groups, chunks.__getitem__) == ["atoll", "midway-name", "midway-place", "nimitz"]
+    assert rarest_names_first([], chunks.__getitem__) == []
