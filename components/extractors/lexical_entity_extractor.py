@@ -58,6 +58,7 @@ STOP_WORDS = frozenset(
 
 TOPIC_LABEL = "Topic"
 _MAX_TITLE_WORDS = 10
+_MAX_TITLE_NAME_WORDS = 3  # a title of more capitalised words names a work, whose words are no names in its text
 _QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
 _TITLE_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
@@ -65,9 +66,36 @@ _TITLE_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 def _title_words(title: str) -> set[str]:
     """The capitalised words of a title's names that are not function words (``McRae`` of ``McRae, Arkansas``)."""
     names = title_names(title)
-    words = {w for name in names for w in _TITLE_WORD.findall(name)}
+    words = set()
+    for name in names:
+        content = [w for w in _TITLE_WORD.findall(name) if w[:1].isupper() and w.casefold() not in STOP_WORDS]
+        if len(content) <= _MAX_TITLE_NAME_WORDS:  # a work's title gives ordinary words ("Good" of "No Good")
+            words.update(content)
     # a word that is a whole title name ("Lilu" of "Lilu (mythology)") is the Topic every chunk is about already
-    return {w for w in words if w[:1].isupper() and w.casefold() not in STOP_WORDS and w not in names}
+    return {w for w in words if w not in names}
+
+
+def _work_titles(title: str) -> list[str]:
+    """The title names of more than ``_MAX_TITLE_NAME_WORDS`` capitalised words: a work's, not a name's."""
+    return [
+        name
+        for name in title_names(title)
+        if sum(1 for w in _TITLE_WORD.findall(name) if w[:1].isupper() and w.casefold() not in STOP_WORDS)
+        > _MAX_TITLE_NAME_WORDS
+    ]
+
+
+def _outside_works(sentence: str, spans: list[_Span], works: list[str]) -> list[_Span]:
+    """``spans`` less those inside a work's title written out ("Terrible" of "Alexander and the Terrible, ...")."""
+    inside = []
+    for name in works:
+        at = sentence.find(name)
+        while at >= 0:
+            inside.append((at, at + len(name)))
+            at = sentence.find(name, at + len(name))
+    if not inside:
+        return spans
+    return [span for span in spans if not any(start < span.end and span.start < end for start, end in inside)]
 
 
 def title_names(title: str) -> list[str]:
@@ -254,7 +282,10 @@ class LexicalEntityExtractor:
     @component.output_types(extraction=Extraction)
     def run(self, chunks: list[Chunk]) -> dict[str, Extraction]:
         """Extract from a batch of chunks (one or more documents)."""
-        parsed = [(chunk, [(s, _spans(s)) for s in _sentences(chunk.text)]) for chunk in chunks]
+        parsed = []
+        for chunk in chunks:
+            works = _work_titles(chunk.title)
+            parsed.append((chunk, [(s, _outside_works(s, _spans(s), works)) for s in _sentences(chunk.text)]))
         seen_inside = {
             span.name for _, sentences in parsed for _, spans in sentences for span in spans if not span.at_start
         }

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from agrag.components.data_models.entity import normalize_name
 from agrag.components.extractors.lexical_entity_extractor import STOP_WORDS
 
-MAX_NAME_WORDS = 8
+MAX_NAME_WORDS = 10  # the longest title name a document gives (lexical extractor's _MAX_TITLE_WORDS)
 _WORD = re.compile(r"\w[\w'’.&-]*")
 
 

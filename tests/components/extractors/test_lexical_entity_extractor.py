@@ -168,6 +168,20 @@ def test_a_word_of_its_note_title_opening_a_sentence_is_a_name() -> None:
     assert "McRae" not in {e.name for e in LexicalEntityExtractor().run(chunks=[untitled])["extraction"].entities}
 
 
+def test_the_words_of_a_work_title_written_out_in_its_note_are_no_names() -> None:
+    title = "Alexander and the Terrible, Horrible, No Good, Very Bad Day"
+    text = f"{title}, published in 1972, is a book written by Judith Viorst. Good reviews followed."
+    chunk = Chunk("c7", "d", "v", text, (title,), 0, 0, len(text), None, title)
+    extraction = LexicalEntityExtractor().run(chunks=[chunk])["extraction"]
+    names = {e.name for e in extraction.entities}
+    # the title is the note's Topic; its words are not names of their own, nor is an opener that a title word
+    # of a work's title (more than three capitalised words) happens to be
+    assert {"Terrible", "Horrible", "Bad Day", "Good", "Alexander"}.isdisjoint(names)
+    assert {"Judith Viorst", title} <= names
+    short = Chunk("c8", "d", "v", "McRae, Arkansas is a city.", ("McRae, Arkansas",), 0, 0, 26, None, "McRae, Arkansas")
+    assert "McRae" in {e.name for e in LexicalEntityExtractor().run(chunks=[short])["extraction"].entities}
+
+
 def test_sentence_long_titles_and_function_words_give_no_topic() -> None:
     assert title_names("Notes from the long meeting where we decided many things about the roadmap") == []
     assert title_names("The") == []
