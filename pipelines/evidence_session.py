@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from enum import StrEnum
 from typing import TypeVar
@@ -30,6 +30,7 @@ from agrag.components.data_models.evidence import (
 )
 from agrag.components.data_models.evidence_id import EvidenceId
 from agrag.components.data_models.search_filters import SearchFilters
+from agrag.components.data_models.search_result import SearchResult
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import EvidenceError
 from agrag.components.evidence.citation_checker import CitationChecker
@@ -43,10 +44,14 @@ from agrag.components.graph.passage_graph_cache import PassageGraphCache
 from agrag.components.retrievers.qdrant_entity_retriever import QdrantEntityRetriever
 from agrag.components.safe_text import require_text
 from agrag.components.stores.knowledge_store import KnowledgeStore
+from agrag.pipelines.search_engine import SearchResponse
 
 E = TypeVar("E", bound=StrEnum)
 
 SUPPORT_PER_ENTITY = 3
+
+GraphPassageSearch = Callable[[str, SearchFilters | None, int], SearchResponse]
+"""A graph recipe's search: (query, filters, how many results) -> its results and trace (``Runtime`` gives one)."""
 
 
 class EvidenceSession:
@@ -71,12 +76,15 @@ class EvidenceSession:
         embedder: SentenceTransformersTextEmbedder,
         scope: EvidenceScope | None = None,
         fetched: Iterable[FetchedEvidence] = (),
+        graph_search: GraphPassageSearch | None = None,
     ) -> None:
         """Read ``store`` within ``scope`` (None: every document), embedding queries with ``embedder``.
 
         ``fetched`` continues a session: evidence read earlier (kept by the caller, e.g. the CLI's session file).
+        ``graph_search`` runs a graph recipe for ``discover``'s ``graph`` mode (without it that mode is refused).
         """
         self.store = store
+        self._graph_search = graph_search
         self.embedder = embedder
         self.scope = scope or EvidenceScope()
         self._fetched: dict[str, FetchedEvidence] = {item.id: item for item in fetched}
@@ -90,35 +98,52 @@ class EvidenceSession:
         """The evidence whose exact text this session returned, by id (what citations are checked against)."""
         return dict(self._fetched)
 
-    def discover(self, query: str, mode: DiscoverMode | str = DiscoverMode.HYBRID, limit: int = 10) -> DiscoverResult:
+    @property
+    def default_mode(self) -> DiscoverMode:
+        """``graph`` when the session can walk the graph (the best first search on every dev set), else ``hybrid``."""
+        return DiscoverMode.GRAPH if self._graph_search is not None else DiscoverMode.HYBRID
+
+    def discover(self, query: str, mode: DiscoverMode | str | None = None, limit: int = 10) -> DiscoverResult:
         """Search the current versions in scope for passages about ``query``.
 
         ``keyword`` is BM25, ``vector`` is cosine similarity of MiniLM embeddings, ``hybrid`` fuses both by
-        Reciprocal Rank Fusion (k = 60). A leg that fails is named in ``failed_legs`` while the other's hits return.
+        Reciprocal Rank Fusion (k = 60), ``graph`` gives the passages of the ``bridge`` recipe (a graph walk from
+        the names the question gives, then through the names its best passages share); None is ``default_mode``.
+        A leg that fails is named in ``failed_legs`` while the other's hits return.
 
         Raises:
-            EvidenceError: an unknown mode, or a limit outside 1 to 100.
+            EvidenceError: an unknown mode, ``graph`` in a session that cannot walk the graph, or a limit outside
+                1 to 100.
             QueryTextError: the query holds bytes that were not UTF-8.
         """
-        mode = _member(DiscoverMode, mode, "discover mode")
+        mode = self.default_mode if mode is None else _member(DiscoverMode, mode, "discover mode")
         require_text(query)
         if not 1 <= limit <= MAX_LIMIT:
             raise EvidenceError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}.")
         if self.scope.document_ids == ():
             return DiscoverResult((), mode)
         filters = None if self.scope.document_ids is None else SearchFilters(document_ids=self.scope.document_ids)
+        if mode is DiscoverMode.GRAPH:
+            return self._graph_discover(query, filters, limit)
         embedding = None
         if self._discoverer.needs_embedding(mode):
             embedding = Embedding(tuple(self.embedder.embed_query(query)))
         out = self._discoverer.run(query=query, mode=mode, limit=limit, query_embedding=embedding, filters=filters)
-        found = []
-        for result in out["results"]:
-            chunk = result.item
-            assert isinstance(chunk, Chunk)  # the chunk collection holds chunks
-            evidence_id = str(EvidenceId.of_chunk(chunk))
-            location = _location(chunk)
-            found.append(EvidenceHit(evidence_id, snippet(chunk.text, query), location, result.score, result.methods))
-        return DiscoverResult(tuple(found), mode, out["failed_legs"], out["truncated"])
+        found = tuple(_hit(result, query) for result in out["results"])
+        return DiscoverResult(found, mode, out["failed_legs"], out["truncated"])
+
+    def _graph_discover(self, query: str, filters: SearchFilters | None, limit: int) -> DiscoverResult:
+        """The passages of the graph recipe within the scope, best first."""
+        if self._graph_search is None:
+            raise EvidenceError(
+                "discover mode 'graph' walks the graph with the search engine, which this session was not given: "
+                "use keyword, vector or hybrid, or open the session from a Runtime (Runtime.evidence_session)."
+            )
+        response = self._graph_search(query, filters, limit + 1)
+        chunks = [r for r in response.results if isinstance(r.item, Chunk)]
+        failed = {status.method: status.error for status in response.trace.methods if not status.ok}
+        hits = tuple(_hit(result, query) for result in chunks[:limit])
+        return DiscoverResult(hits, DiscoverMode.GRAPH, failed, len(chunks) > limit)
 
     def fetch(self, ids: Iterable[str]) -> FetchResult:
         """The exact text behind each id, in the order asked; ids not found (or outside the scope) are listed apart.
@@ -347,6 +372,14 @@ class EvidenceSession:
             items.append(FetchedEvidence(str(cell_id), text, location, chunk.current))
         self._remember(items)
         return FetchResult(tuple(items))
+
+
+def _hit(result: SearchResult, query: str) -> EvidenceHit:
+    """A chunk result as a hit: its id, a snippet around ``query``'s words, where it is, its score and methods."""
+    chunk = result.item
+    assert isinstance(chunk, Chunk)  # the chunk collection and the filtered graph results hold chunks only
+    hit_id = str(EvidenceId.of_chunk(chunk))
+    return EvidenceHit(hit_id, snippet(chunk.text, query), _location(chunk), result.score, result.methods)
 
 
 def _location(chunk: Chunk) -> EvidenceLocation:

@@ -18,6 +18,7 @@ from haystack import Pipeline
 from agrag.components.data_models.evidence import EvidenceScope, FetchedEvidence
 from agrag.components.data_models.relation_index_mode import RelationIndexMode
 from agrag.components.data_models.retrieval_method import RetrievalMethod
+from agrag.components.data_models.search_filters import SearchFilters
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import ConfigError, DocumentNotFoundError, NothingIngestedError, StoreError
 from agrag.components.llm.openai_chat_client import OpenAIChatClient
@@ -25,15 +26,18 @@ from agrag.components.stores.knowledge_store import KnowledgeStore
 from agrag.components.stores.kuzu_graph_store import KuzuGraphStore
 from agrag.components.stores.sqlite_run_registry import SqliteRunRegistry
 from agrag.pipelines.config_loader import load_config
-from agrag.pipelines.config_models import AgragConfig
+from agrag.pipelines.config_models import AgragConfig, RecipeConfig
 from agrag.pipelines.embedder_factory import embedder_for
 from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.pipelines.ingest_components import llm_client
 from agrag.pipelines.request_overrides import request_config
-from agrag.pipelines.search_engine import SearchEngine
+from agrag.pipelines.search_engine import SearchEngine, SearchResponse
 from agrag.pipelines.search_pipeline import build_search_pipeline
 from agrag.pipelines.settings import AgragSettings, Settings, load_settings
 from agrag.pipelines.store_factory import open_embedding_cache, open_knowledge_store, store_spec
+
+GRAPH_DISCOVERY_RECIPE = "bridge"
+"""The recipe of ``discover``'s and ``search_evidence``'s ``graph`` mode: the best graph recipe on every dev set."""
 
 
 def compose_config(overrides: Sequence[str], settings: Settings) -> AgragConfig:
@@ -79,6 +83,7 @@ class Runtime:
     runs: SqliteRunRegistry
     overrides: tuple[str, ...] = ()
     _closed: bool = field(default=False, repr=False)
+    _graph_recipe: RecipeConfig | None = field(default=None, repr=False)
 
     @property
     def data_dir(self) -> Path:
@@ -143,8 +148,20 @@ class Runtime:
     def evidence_session(
         self, scope: EvidenceScope | None = None, fetched: Iterable[FetchedEvidence] = ()
     ) -> EvidenceSession:
-        """A new evidence session over this data dir, limited to ``scope`` (None: every document)."""
-        return EvidenceSession(self.store, self.embedder, scope, fetched)
+        """A new evidence session over this data dir, limited to ``scope`` (None: every document).
+
+        Its ``graph`` discover mode (its default) runs the ``GRAPH_DISCOVERY_RECIPE`` recipe of this configuration.
+        """
+        return EvidenceSession(self.store, self.embedder, scope, fetched, graph_search=self.graph_passages)
+
+    def graph_passages(self, query: str, filters: SearchFilters | None, limit: int) -> SearchResponse:
+        """The ``GRAPH_DISCOVERY_RECIPE`` search of ``query`` within ``filters``, at most ``limit`` results."""
+        if self._graph_recipe is None:  # composed once: Hydra takes tens of milliseconds
+            self._graph_recipe = compose_config(
+                [*self.overrides, f"recipe={GRAPH_DISCOVERY_RECIPE}"], self.settings
+            ).recipe
+        recipe = self._graph_recipe.model_copy(update={"limit": limit})
+        return self.engine.search_sync(query, recipe, filters)
 
     def ingest_embedder(self, progress_bar: bool = False) -> SentenceTransformersTextEmbedder:
         """The embedder ingestion uses: the same model, with the embedding cache and a progress bar if asked."""

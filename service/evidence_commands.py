@@ -88,7 +88,9 @@ def discover(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     overrides: Overrides = None,
     *,
-    mode: Annotated[str, typer.Option("--mode", help="keyword, vector or hybrid.")] = "hybrid",
+    mode: Annotated[
+        str, typer.Option("--mode", help="graph (the bridge recipe's walk; the best found), keyword, vector or hybrid.")
+    ] = "graph",
     limit: Annotated[int, typer.Option("--limit", help="The most passages returned (1 to 100).")] = 10,
     document: Documents = None,
     session: Session = None,

@@ -165,14 +165,17 @@ def opened(overrides: Sequence[str] = (), *, settings: Settings | None = None) -
 
 def discover(
     query: str,
-    mode: DiscoverMode | str = DiscoverMode.HYBRID,
+    mode: DiscoverMode | str | None = None,
     limit: int = 10,
     *,
     documents: Documents = None,
     scope: EvidenceScope | None = None,
     session: EvidenceSession | None = None,
 ) -> DiscoverResult:
-    """Search the current versions of the documents in scope for passages about ``query`` (see ``EvidenceSession``)."""
+    """Search the current versions of the documents in scope for passages about ``query`` (see ``EvidenceSession``).
+
+    ``mode`` None is the session's ``default_mode``: ``graph`` for a session this module opens.
+    """
     return _session(session, documents, scope).discover(query, mode, limit)
 
 

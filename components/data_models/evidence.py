@@ -13,15 +13,16 @@ FACTS_PER_ENTITY = 3  # the most facts ``find_entities`` gives with each entity
 
 
 class DiscoverMode(StrEnum):
-    """Which search legs ``discover`` runs."""
+    """How ``discover`` searches: one or both text legs, or ``graph`` (the graph walk of the ``bridge`` recipe)."""
 
     KEYWORD = "keyword"
     VECTOR = "vector"
     HYBRID = "hybrid"
+    GRAPH = "graph"
 
 
 class EvidenceSearchMode(StrEnum):
-    """How the ``search_evidence`` tool finds passages: a ``discover`` mode, or ``graph`` (the multi_hop walk)."""
+    """How the ``search_evidence`` tool finds passages: a ``discover`` mode (``graph``: the ``bridge`` walk)."""
 
     KEYWORD = "keyword"
     VECTOR = "vector"

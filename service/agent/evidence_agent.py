@@ -91,7 +91,13 @@ class EvidenceAgent:
         """
         started = time.monotonic()
         runtime = self.host.runtime
-        session = LedgerSession(runtime.store, runtime.embedder, self.scope, runtime.settings.agrag.mcp_ledger_capacity)
+        session = LedgerSession(
+            runtime.store,
+            runtime.embedder,
+            self.scope,
+            runtime.settings.agrag.mcp_ledger_capacity,
+            runtime.graph_passages,
+        )
         runner = ToolRunner(
             ToolContext(self.host, self.scope, session),
             self.limits,

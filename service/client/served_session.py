@@ -61,7 +61,7 @@ class ServedEvidenceSession:
         """The evidence read in this session and before it, by id (what the session file keeps)."""
         return dict(self._fetched)
 
-    def discover(self, query: str, mode: str = "hybrid", limit: int = 10) -> DiscoverResult:
+    def discover(self, query: str, mode: str = "graph", limit: int = 10) -> DiscoverResult:
         """See ``EvidenceSession.discover``."""
         require_text(query)  # as in-process, before the query travels
         result: DiscoverResult = self._call("discover", query=query, mode=str(mode), limit=limit)

@@ -3,7 +3,7 @@
 Each mode runs through the same tool definition the agent and the MCP server call (an unscoped evidence session on
 the evaluation's store), asking for as many passages as a recipe's evaluation limit, and its hits become a strict
 passage list: a hit is always a passage, so the strict and the expanded lists are the same. The ``graph`` mode
-walks as the ``multi_hop`` recipe does, so the two rows should agree.
+walks as the ``bridge`` recipe does, so the two rows should agree.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from agrag.components.data_models.evidence import MAX_LIMIT, EvidenceSearchMode
 from agrag.components.errors import AgragError
-from agrag.pipelines.evidence_session import EvidenceSession
 from agrag.service.evaluation.passages import evidence_passages
 from agrag.service.tools.registry import MCP_READ_TOOLS
 from agrag.service.tools.search_evidence_tool import EvidenceSearchResult
@@ -58,7 +57,7 @@ def rank_search_modes(
     from agrag.service.evaluation.runner import SystemRun  # noqa: PLC0415 - the runner imports this module
 
     tool = MCP_READ_TOOLS[SEARCH_TOOL]
-    session = EvidenceSession(runtime.store, runtime.embedder)
+    session = runtime.evidence_session()
     context = ToolContext(ToolHost(runtime), session=session)
     runs = []
     for mode in modes:

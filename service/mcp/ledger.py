@@ -12,7 +12,7 @@ from agrag.components.data_models.evidence import EvidenceScope, FetchedEvidence
 from agrag.components.embedders.sentence_transformers_text_embedder import SentenceTransformersTextEmbedder
 from agrag.components.errors import EvidenceError
 from agrag.components.stores.knowledge_store import KnowledgeStore
-from agrag.pipelines.evidence_session import EvidenceSession
+from agrag.pipelines.evidence_session import EvidenceSession, GraphPassageSearch
 from agrag.service.mcp.ledger_limits import DEFAULT_LEDGER_CAPACITY
 
 
@@ -21,7 +21,7 @@ class LedgerSession(EvidenceSession):
 
     Usage:
         ```python
-        session = LedgerSession(runtime.store, runtime.embedder, EvidenceScope(), capacity=500)
+        session = LedgerSession(runtime.store, runtime.embedder, capacity=500, graph_search=runtime.graph_passages)
         session.fetch(ids)
         dropped = session.take_dropped()  # ids pushed out of the ledger by that read, oldest first
         ```
@@ -33,15 +33,18 @@ class LedgerSession(EvidenceSession):
         embedder: SentenceTransformersTextEmbedder,
         scope: EvidenceScope | None = None,
         capacity: int = DEFAULT_LEDGER_CAPACITY,
+        graph_search: GraphPassageSearch | None = None,
     ) -> None:
         """Read ``store`` within ``scope``, keeping at most ``capacity`` read items for citations.
+
+        ``graph_search`` serves ``discover``'s ``graph`` mode (``Runtime.graph_passages``).
 
         Raises:
             EvidenceError: ``capacity`` below 1.
         """
         if capacity < 1:
             raise EvidenceError(f"The ledger capacity must be at least 1, got {capacity}.")
-        super().__init__(store, embedder, scope)
+        super().__init__(store, embedder, scope, graph_search=graph_search)
         self.capacity = capacity
         self._dropped: list[str] = []
 

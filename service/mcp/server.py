@@ -115,7 +115,9 @@ class AgragMcpServer:
 
         runtime = host.runtime
         self.connections = Connections(
-            lambda caller: LedgerSession(runtime.store, runtime.embedder, caller.scope, options.ledger_capacity)
+            lambda caller: LedgerSession(
+                runtime.store, runtime.embedder, caller.scope, options.ledger_capacity, runtime.graph_passages
+            )
         )
         self.server: Server[Any, Any] = Server(
             SERVER_NAME, version=version("agrag"), instructions=instructions(options.allow_write)

@@ -31,8 +31,9 @@ class DiscoverInput(ToolInput):
 
     query: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for.")
     mode: DiscoverMode = Field(
-        DiscoverMode.HYBRID,
-        description="keyword (BM25), vector (meaning) or hybrid (both, fused by Reciprocal Rank Fusion).",
+        DiscoverMode.GRAPH,
+        description="graph (the bridge recipe's walk from the names the question gives: the best on every question "
+        "set measured), keyword (BM25), vector (meaning) or hybrid (both, fused by Reciprocal Rank Fusion).",
     )
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"The most passages returned (1 to {MAX_LIMIT}).")
 

@@ -72,6 +72,36 @@ def test_discover_finds_passages_with_ids_snippets_and_locations(session: Eviden
     assert not session.fetched, "a snippet is not a fetch"
 
 
+def test_graph_mode_is_the_bridge_recipe_within_the_scope_and_the_default_of_a_session_with_an_engine(
+    store: KnowledgeStore, embedder: SentenceTransformersTextEmbedder
+) -> None:
+    from agrag.components.data_models.search_filters import SearchFilters
+    from agrag.pipelines.recipes import load_recipe
+    from agrag.pipelines.search_engine import SearchEngine, SearchResponse
+
+    engine, bridge = SearchEngine(store, embedder), load_recipe("bridge")
+    asked: list[tuple[SearchFilters | None, int]] = []
+
+    def search(query: str, filters: SearchFilters | None, limit: int) -> SearchResponse:
+        asked.append((filters, limit))
+        return engine.search_sync(query, bridge.model_copy(update={"limit": limit}), filters)
+
+    question = "Who wrote the Orion Planner?"
+    found = EvidenceSession(store, embedder, graph_search=search).discover(question, limit=3)
+    assert found.ok and found.mode == "graph" and 0 < len(found.hits) <= 3
+    assert asked == [(None, 4)]  # one more than asked, to say whether more matched
+    assert any("Maria Chen wrote" in h.snippet for h in found.hits)
+    assert {leg for h in found.hits for leg in h.legs} <= {"ppr", "bridge"}
+    document = EvidenceId.parse(found.hits[0].id).document_id
+    within = EvidenceSession(store, embedder, EvidenceScope((document,)), graph_search=search).discover(question)
+    assert within.hits and {EvidenceId.parse(h.id).document_id for h in within.hits} == {document}
+    assert asked[-1][0] == SearchFilters(document_ids=(document,))  # the scope goes into the store queries
+    assert EvidenceSession(store, embedder, EvidenceScope(()), graph_search=search).discover(question).hits == ()
+    with pytest.raises(EvidenceError, match=r"'graph'.*keyword, vector or hybrid"):
+        EvidenceSession(store, embedder).discover(question, "graph")
+    engine.close()
+
+
 def test_each_mode_runs_its_own_legs(session: EvidenceSession) -> None:
     keyword = session.discover("Camille Durand", mode="keyword", limit=3)
     assert keyword.hits and all(h.legs == ("keyword",) for h in keyword.hits)
