@@ -95,6 +95,8 @@ def passive_verb(words: Sequence[str]) -> str | None:
 @lru_cache(maxsize=8192)  # a corpus says a few thousand different things between its names, and says them often
 def verb_phrase(words: tuple[str, ...], *, relative: bool) -> Predicate | None:
     """The predicate of ``[aux] verb [tail]`` or of a copula and a role, with its direction."""
+    if not words:  # a triples file's predicate may be only adverbs ("also", "later")
+        return None
     rest = list(words)
     auxiliaries = []
     while len(rest) > 1 and rest[0] in AUXILIARIES:

@@ -64,3 +64,12 @@ def test_no_predicate_is_longer_than_the_limit() -> None:
 )
 def test_a_predicate_written_elsewhere_takes_the_form_the_rules_write(text: str, expected: Predicate | None) -> None:
     assert predicate_of(text) == expected
+
+
+def test_a_predicate_of_adverbs_only_is_written_as_it_stands() -> None:
+    from agrag.components.extractors.verb_phrases import written_predicate
+
+    # HippoRAG's MuSiQue triples hold a few such predicates; they once stopped an ingestion with an IndexError
+    assert verb_phrase((), relative=False) is None
+    assert written_predicate("also") == Predicate("also", subject_first=True)
+    assert written_predicate("later ") == Predicate("later", subject_first=True)
