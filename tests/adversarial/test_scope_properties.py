@@ -120,7 +120,7 @@ class ScopeOracle:
 def _check_session(runtime: Runtime, scope: tuple[str, ...], every_chunk: list[str], queries: tuple[str, ...]) -> int:
     """Read everything a caller could ask for within ``scope``; return how many items were checked."""
     oracle = ScopeOracle(runtime, scope)
-    session = EvidenceSession(runtime.store, runtime.embedder, EvidenceScope(scope))
+    session = runtime.evidence_session(EvidenceScope(scope))  # with the engine: discover's graph mode is checked too
     checked = _check_queries(session, oracle, queries) + _check_reads(session, oracle, every_chunk)
     return checked + (_check_search(runtime, oracle, queries[0]) if len(scope) == 1 else 0)
 

@@ -44,7 +44,7 @@ TRIPLES = {
     "Grenoble": [["Grenoble", "located in", "French Alps"]],
     "Vega Camera": [["Vega Camera", "is a", "depth sensor"]],
 }
-RECIPES = ["hybrid", "chunk", "multi_hop"]
+RECIPES = ["hybrid", "chunk", "multi_hop", "bridge"]
 # evaluation.recipes=[all]: every recipe of conf/recipe. Without a loadable cross-encoder and without an LLM, two
 # of them are rows that say why they were skipped.
 EVERY_RECIPE = [
@@ -133,9 +133,9 @@ def test_eval_end_to_end_on_a_tiny_generic_dataset(tmp_path: Path, dataset_files
     assert {tuple(line["gold"]) for line in lines} == {(0, 1, 2), (4, 5), (3,)}
     assert all(len(line["ranked"]) <= 10 for line in lines)
     assert next(results.glob("*.png")).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # the agent's graph search walks as the multi_hop recipe does: the same passages, in the same order
+    # the agent's graph search walks as the bridge recipe does: the same passages, in the same order
     for variant in ("", ", LLM triples"):
-        recipe = "multi_hop" + (" (LLM triples)" if variant else "")
+        recipe = "bridge" + (" (LLM triples)" if variant else "")
         ranked = {line["system"]: [] for line in lines}
         for line in lines:
             ranked[line["system"]].append(line["ranked"])
@@ -208,7 +208,7 @@ def test_eval_on_a_slice_of_musique(tmp_path: Path) -> None:
     summary = json.loads(next((tmp_path / "bench" / "results").glob("corpus-*.json")).read_text())
     assert summary["passages"] == len(keep)
     assert set(summary["recall_at_5"]) == {"bm25", "dense", "rrf", *RECIPES, *(f"search_evidence ({m})" for m in MODES)}
-    assert summary["recall_at_5"]["search_evidence (graph)"] == summary["recall_at_5"]["multi_hop"]
+    assert summary["recall_at_5"]["search_evidence (graph)"] == summary["recall_at_5"]["bridge"]
     assert set(summary["systems"]["multi_hop"]["by_type"]) <= {"2hop", "3hop", "4hop"}
     assert summary["systems"]["multi_hop"]["strict"]["answer@5"] >= 0
 
