@@ -265,7 +265,7 @@ def pipeline_inputs(
         data[method.value] = {"query": query}
         if method in FILTERED and filters is not None:
             data[method.value]["filters"] = filters
-    if recipe.bfs and recipe.bfs_passages:
+    if recipe.bfs:  # the walk reads the query's words (a date seeds it only when named)
         data[WALK] = {"query": query}
     if recipe.bfs and filters is not None and not filters.empty:
         data.setdefault(WALK, {}).update(relation_types=list(filters.relation_types) or None, filters=filters)

@@ -68,7 +68,7 @@ def _title_words(title: str) -> set[str]:
     names = title_names(title)
     words = set()
     for name in names:
-        content = [w for w in _TITLE_WORD.findall(name) if w[:1].isupper() and w.casefold() not in STOP_WORDS]
+        content = _content_words(name)
         if len(content) <= _MAX_TITLE_NAME_WORDS:  # a work's title gives ordinary words ("Good" of "No Good")
             words.update(content)
     # a word that is a whole title name ("Lilu" of "Lilu (mythology)") is the Topic every chunk is about already
@@ -77,12 +77,12 @@ def _title_words(title: str) -> set[str]:
 
 def _work_titles(title: str) -> list[str]:
     """The title names of more than ``_MAX_TITLE_NAME_WORDS`` capitalised words: a work's, not a name's."""
-    return [
-        name
-        for name in title_names(title)
-        if sum(1 for w in _TITLE_WORD.findall(name) if w[:1].isupper() and w.casefold() not in STOP_WORDS)
-        > _MAX_TITLE_NAME_WORDS
-    ]
+    return [name for name in title_names(title) if len(_content_words(name)) > _MAX_TITLE_NAME_WORDS]
+
+
+def _content_words(name: str) -> list[str]:
+    """The capitalised words of a title name that are not function words."""
+    return [w for w in _TITLE_WORD.findall(name) if w[:1].isupper() and w.casefold() not in STOP_WORDS]
 
 
 def _outside_works(sentence: str, spans: list[_Span], works: list[str]) -> list[_Span]:
